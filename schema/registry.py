@@ -1,0 +1,91 @@
+"""Every (ruleset, mode) the service computes, behind one envelope.
+
+An envelope is `{"ruleset": "kt2024", "mode": "shoot", ...body}`; `ruleset` defaults to
+kt2024. Each ruleset's schema module registers its modes when imported; modules are imported
+on first use so a caller only pays for the rulesets it asks for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import InputError
+
+DEFAULT_RULESET = "kt2024"
+
+# ruleset name -> module whose import registers its modes
+RULESET_MODULES: dict[str, str] = {
+    "kt2024": "schema.kt2024",
+}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One computation: parse a request body, key it canonically, evaluate it.
+
+    `parse` validates the body (the envelope without `ruleset`/`mode`) and returns the engine's
+    scenario, raising InputError. `cache_key` is the engine's canonical key (it carries the
+    engine version). `evaluate` returns the JSON-ready output of kt2024.md §10.
+    """
+
+    ruleset: str
+    name: str
+    parse: Callable[[Mapping[str, Any]], Any]
+    cache_key: Callable[[Any], str]
+    evaluate: Callable[[Any], dict[str, Any]]
+
+
+_MODES: dict[tuple[str, str], Mode] = {}
+
+
+def register(mode: Mode) -> Mode:
+    _MODES[(mode.ruleset, mode.name)] = mode
+    return mode
+
+
+def modes(ruleset: str) -> dict[str, Mode]:
+    """The modes of a ruleset, importing its module on first use."""
+    if ruleset not in RULESET_MODULES:
+        raise InputError("INVALID_INPUT", "ruleset", f"unknown ruleset {ruleset!r}")
+    importlib.import_module(RULESET_MODULES[ruleset])
+    return {name: m for (rs, name), m in _MODES.items() if rs == ruleset}
+
+
+def rulesets() -> dict[str, list[str]]:
+    """Every ruleset with its mode names."""
+    return {name: sorted(modes(name)) for name in RULESET_MODULES}
+
+
+def resolve(envelope: Any, mode: str | None = None) -> tuple[Mode, Any]:
+    """Validate an envelope: returns its Mode and parsed scenario, or raises InputError.
+
+    `mode` is the mode implied by the route (REST `/v1/shoot`); an envelope naming a
+    different one is rejected.
+    """
+    if not isinstance(envelope, Mapping):
+        raise InputError("INVALID_INPUT", "", "a request must be a JSON object")
+    body = dict(envelope)
+    ruleset = body.pop("ruleset", DEFAULT_RULESET)
+    if not isinstance(ruleset, str):
+        raise InputError("INVALID_INPUT", "ruleset", "must be a string")
+    named = body.pop("mode", mode)
+    if named is None:
+        raise InputError("INVALID_INPUT", "mode", "mode is required")
+    if not isinstance(named, str) or (mode is not None and named != mode):
+        raise InputError("INVALID_INPUT", "mode", f"expected mode {mode!r}")
+    available = modes(ruleset)
+    if named not in available:
+        raise InputError(
+            "INVALID_INPUT", "mode", f"ruleset {ruleset!r} has modes {sorted(available)}"
+        )
+    handler = available[named]
+    return handler, handler.parse(body)
+
+
+def run(envelope: Any, mode: str | None = None) -> dict[str, Any]:
+    """Validate and evaluate one envelope (no cache): the CLI's and the tests' entry point."""
+    handler, scenario = resolve(envelope, mode)
+    return handler.evaluate(scenario)

@@ -1,0 +1,1 @@
+"""The killmath service: CLI, HTTP app, cache, settings and metrics."""

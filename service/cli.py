@@ -1,0 +1,90 @@
+"""The `killmath` command line.
+
+`shoot` and `fight` evaluate one kt2024 scenario (JSON as the argument, or on stdin).
+`batch` reads JSON lines of envelopes and writes one JSON line per input line, in order; a
+bad line gets `{"error": {...}}` and the batch goes on; the exit status is 0 only if every line
+succeeded. Other subcommands live in their own modules, listed in COMMAND_MODULES: each has
+`add_parser(subparsers)` registering a parser whose `run` default handles it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+import orjson
+
+from engine.errors import InputError
+from schema import registry
+
+COMMAND_MODULES: list[str] = []
+
+
+def dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()
+
+
+def evaluate_line(line: str | bytes, mode: str | None = None) -> tuple[dict[str, Any], bool]:
+    """One envelope in, one result (or `{"error"}`) out, plus whether it succeeded."""
+    try:
+        envelope = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        error = InputError("INVALID_INPUT", "", f"not valid JSON: {exc}")
+        return {"error": error.as_json()}, False
+    try:
+        return registry.run(envelope, mode), True
+    except InputError as exc:
+        return {"error": exc.as_json()}, False
+
+
+def run_batch(lines: Iterable[str], out: TextIO) -> bool:
+    """Evaluate JSON lines in order; blank lines are skipped. True iff every line succeeded."""
+    ok = True
+    for line in lines:
+        if not line.strip():
+            continue
+        result, succeeded = evaluate_line(line)
+        ok &= succeeded
+        out.write(dumps(result) + "\n")
+        out.flush()
+    return ok
+
+
+def _single(args: argparse.Namespace) -> int:
+    text = args.scenario if args.scenario is not None else sys.stdin.read()
+    result, ok = evaluate_line(text, args.command)
+    print(dumps(result))
+    return 0 if ok else 1
+
+
+def _batch(args: argparse.Namespace) -> int:
+    source = open(args.file, encoding="utf-8") if args.file else sys.stdin  # noqa: SIM115
+    with source:
+        return 0 if run_batch(source, sys.stdout) else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="killmath", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, what in (("shoot", "one shooting scenario"), ("fight", "one fight")):
+        p = sub.add_parser(name, help=f"evaluate {what} (kt2024)")
+        p.add_argument("scenario", nargs="?", help="JSON scenario; read from stdin if absent")
+        p.set_defaults(run=_single)
+    p = sub.add_parser("batch", help="evaluate JSON lines of envelopes")
+    p.add_argument("file", nargs="?", help="JSON-lines file; stdin if absent")
+    p.set_defaults(run=_batch)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,7 +28,9 @@ class Mode:
 
     `parse` validates the body (the envelope without `ruleset`/`mode`) and returns the engine's
     scenario, raising InputError. `cache_key` is the engine's canonical key (it carries the
-    engine version). `evaluate` returns the JSON-ready output of kt2024.md §10.
+    engine version). `evaluate` returns the JSON-ready output of kt2024.md §10. `model` is the
+    pydantic model of the body: the HTTP service derives its OpenAPI document and GraphQL input
+    types from it (a mode without one is served, but untyped).
     """
 
     ruleset: str
@@ -36,6 +38,7 @@ class Mode:
     parse: Callable[[Mapping[str, Any]], Any]
     cache_key: Callable[[Any], str]
     evaluate: Callable[[Any], dict[str, Any]]
+    model: type | None = None
 
 
 _MODES: dict[tuple[str, str], Mode] = {}

@@ -19,6 +19,7 @@ DEFAULT_RULESET = "kt2024"
 # ruleset name -> module whose import registers its modes
 RULESET_MODULES: dict[str, str] = {
     "kt2024": "schema.kt2024",
+    "threshold": "schema.threshold",
 }
 
 

@@ -1,0 +1,310 @@
+"""Requests and answers of ruleset `threshold` (threshold.md), registered at import.
+
+Validation choices where the spec names a range but not an error code (kt2024.md §12 style):
+counts and sizes above their maximum are LIMIT_EXCEEDED (`attacks`, `x`, `units`, `currentHP`,
+`startingModels`, `hpPerModel`, dice per expression, expression constants above 100); game
+ranges (`skillBonus`, `dc`, thresholds, die sizes, enums) and cross-field rules (Major ≥ Minor,
+unit fields together, currentHP ≤ N × W) are INVALID_INPUT. JSON null is accepted only for
+`attack.dc`; an absent optional field takes its default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+
+from engine.errors import InputError
+from engine.threshold import ENGINE_VERSION
+from engine.threshold.attack import AttackResult, evaluate_attack
+from engine.threshold.canonical import (
+    canonical_attack,
+    canonical_deadly_demise,
+    canonical_heal,
+)
+from engine.threshold.deadly_demise import DeadlyDemiseResult, evaluate_deadly_demise
+from engine.threshold.dice import parse_dice
+from engine.threshold.heal import HealResult, evaluate_heal
+from engine.threshold.scenario import (
+    Attack,
+    AttackScenario,
+    DeadlyDemiseScenario,
+    HealScenario,
+    Target,
+    Unit,
+)
+from engine.threshold.sequence import Aftermath
+from schema import registry
+from schema.errors import dotted, from_validation_error
+from schema.fields import Count, RuleRange
+from schema.report import distribution, put_scalar
+
+RULESET = "threshold"
+MAX_UNITS = 6
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Options(_Model):
+    exact: StrictBool = False
+
+
+class TargetModel(_Model):
+    """§2 `target`; the unit structure fields are absent or both present."""
+
+    minorThreshold: RuleRange(1, 100)
+    majorThreshold: RuleRange(1, 100)
+    currentHP: Count(200, 1)
+    hpPerModel: Count(50, 1) = None
+    startingModels: Count(20, 1) = None
+
+
+class NamedTargetModel(TargetModel):
+    """§3 unit: a target plus a caller's label (not echoed: outputs keep request order)."""
+
+    name: StrictStr = None
+
+
+class AttackModel(_Model):
+    attacks: Count(10, 1) = 1
+    skillBonus: RuleRange(-20, 20) = 0
+    dc: RuleRange(1, 40) | None = None
+    skillRollMode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    damage: Any
+    damageType: Literal["normal", "direct"] = "normal"
+    centrepiece: StrictBool = False
+
+
+class AttackRequest(_Model):
+    attack: AttackModel
+    target: TargetModel
+    options: Options = Options()
+
+
+class DeadlyDemiseRequest(_Model):
+    x: Count(6, 1)
+    units: list[NamedTargetModel] = Field(min_length=1, max_length=MAX_UNITS)
+    options: Options = Options()
+
+
+class HealRequest(_Model):
+    startingModels: Count(20, 1) = 1
+    hpPerModel: Count(50, 1)
+    currentHP: Count(200, 1)
+    amount: Any
+    canReturnModels: StrictBool = False
+    options: Options = Options()
+
+
+S = TypeVar("S")
+M = TypeVar("M", bound=_Model)
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[S]):
+    """An engine scenario plus the one request option that changes the answer's shape."""
+
+    scenario: S
+    exact: bool
+
+
+def _validate(model: type[M], body: Mapping[str, Any]) -> M:
+    try:
+        return model.model_validate(dict(body))
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        if first["type"] == "too_long":  # only `units` has a maximum length
+            limit = int(first["ctx"]["max_length"])
+            field = dotted(tuple(first["loc"]))
+            raise InputError("LIMIT_EXCEEDED", field, f"at most {limit} entries", limit) from None
+        raise from_validation_error(exc) from None
+
+
+def _target(model: TargetModel, path: str) -> Target:
+    if model.majorThreshold < model.minorThreshold:
+        raise InputError(
+            "INVALID_INPUT", f"{path}.majorThreshold", "must be at least minorThreshold"
+        )
+    if (model.hpPerModel is None) != (model.startingModels is None):
+        missing = "hpPerModel" if model.hpPerModel is None else "startingModels"
+        raise InputError(
+            "INVALID_INPUT", f"{path}.{missing}", "hpPerModel and startingModels go together"
+        )
+    unit = None
+    if model.hpPerModel is not None:
+        unit = Unit(model.startingModels, model.hpPerModel)
+        _check_pool(model.currentHP, unit, f"{path}.currentHP")
+    return Target(model.minorThreshold, model.majorThreshold, model.currentHP, unit)
+
+
+def _check_pool(current_hp: int, unit: Unit, field: str) -> None:
+    if current_hp > unit.starting_models * unit.hp_per_model:
+        raise InputError("INVALID_INPUT", field, "must be at most startingModels × hpPerModel")
+
+
+def parse_attack(body: Mapping[str, Any]) -> Parsed[AttackScenario]:
+    request = _validate(AttackRequest, body)
+    a = request.attack
+    attack = Attack(
+        damage=parse_dice(a.damage, "attack.damage"),
+        attacks=a.attacks,
+        skill_bonus=a.skillBonus,
+        dc=a.dc,
+        skill_roll_mode=a.skillRollMode,
+        damage_type=a.damageType,
+        centrepiece=a.centrepiece,
+    )
+    return Parsed(AttackScenario(attack, _target(request.target, "target")), request.options.exact)
+
+
+def parse_deadly_demise(body: Mapping[str, Any]) -> Parsed[DeadlyDemiseScenario]:
+    request = _validate(DeadlyDemiseRequest, body)
+    units = tuple(_target(unit, f"units.{i}") for i, unit in enumerate(request.units))
+    return Parsed(DeadlyDemiseScenario(request.x, units), request.options.exact)
+
+
+def parse_heal(body: Mapping[str, Any]) -> Parsed[HealScenario]:
+    request = _validate(HealRequest, body)
+    _check_pool(request.currentHP, Unit(request.startingModels, request.hpPerModel), "currentHP")
+    scenario = HealScenario(
+        hp_per_model=request.hpPerModel,
+        current_hp=request.currentHP,
+        amount=parse_dice(request.amount, "amount"),
+        starting_models=request.startingModels,
+        can_return_models=request.canReturnModels,
+    )
+    return Parsed(scenario, request.options.exact)
+
+
+# --- canonical JSON (cache keys) ---------------------------------------------------------
+
+
+def _key(mode: str, body: dict[str, Any], exact: bool) -> str:
+    """`threshold-v1:<mode>:` + the canonical request, every field present, keys sorted."""
+    body["options"] = {"exact": exact}
+    return f"{ENGINE_VERSION}:{mode}:" + orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _target_json(target: Target) -> dict[str, Any]:
+    unit = target.unit
+    return {
+        "minorThreshold": target.minor_threshold,
+        "majorThreshold": target.major_threshold,
+        "currentHP": target.current_hp,
+        "hpPerModel": unit.hp_per_model if unit else None,
+        "startingModels": unit.starting_models if unit else None,
+    }
+
+
+def attack_key(parsed: Parsed[AttackScenario]) -> str:
+    scenario = canonical_attack(parsed.scenario)
+    a = scenario.attack
+    attack = {
+        "attacks": a.attacks,
+        "skillBonus": a.skill_bonus,
+        "dc": a.dc,
+        "skillRollMode": a.skill_roll_mode,
+        "damage": a.damage.canonical(),
+        "damageType": a.damage_type,
+        "centrepiece": a.centrepiece,
+    }
+    body = {"attack": attack, "target": _target_json(scenario.target)}
+    return _key("attack", body, parsed.exact)
+
+
+def deadly_demise_key(parsed: Parsed[DeadlyDemiseScenario]) -> str:
+    scenario = canonical_deadly_demise(parsed.scenario)
+    body = {"x": scenario.x, "units": [_target_json(t) for t in scenario.units]}
+    return _key("deadlyDemise", body, parsed.exact)
+
+
+def heal_key(parsed: Parsed[HealScenario]) -> str:
+    s = canonical_heal(parsed.scenario)
+    body = {
+        "startingModels": s.starting_models,
+        "hpPerModel": s.hp_per_model,
+        "currentHP": s.current_hp,
+        "amount": s.amount.canonical(),
+        "canReturnModels": s.can_return_models,
+    }
+    return _key("heal", body, parsed.exact)
+
+
+# --- answers (kt2024.md §10 shape) -------------------------------------------------------
+
+
+def _put_aftermath(out: dict[str, Any], result: Aftermath, exact: bool) -> None:
+    out["hpLoss"] = distribution(result.hp_loss, exact)
+    put_scalar(out, "expectedHpLoss", result.expected_hp_loss, exact)
+    put_scalar(out, "pDestroyed", result.p_destroyed, exact)
+    put_scalar(out, "pDevastating", result.p_devastating, exact)
+    put_scalar(out, "pBattleShockTest", result.p_battle_shock_test, exact)
+    if result.models_destroyed is not None:
+        out["modelsDestroyed"] = distribution(result.models_destroyed, exact)
+
+
+def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    put_scalar(out, "pSuccess", result.p_success, exact)
+    out["hpLossPerSuccessfulAttack"] = distribution(result.hp_loss_per_successful_attack, exact)
+    put_scalar(
+        out, "pDevastatingPerSuccessfulAttack", result.p_devastating_per_successful_attack, exact
+    )
+    _put_aftermath(out, result.aftermath, exact)
+    return out
+
+
+def render_deadly_demise(result: DeadlyDemiseResult, exact: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    put_scalar(out, "pTrigger", result.p_trigger, exact)
+    units = []
+    for unit in result.units:
+        entry = {"hpLossIfTriggered": distribution(unit.hp_loss_if_triggered, exact)}
+        _put_aftermath(entry, unit.aftermath, exact)
+        units.append(entry)
+    out["units"] = units
+    return out
+
+
+def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "hpAfter": distribution(result.hp_after, exact),
+        "hpRestored": distribution(result.hp_restored, exact),
+        "modelsReturned": distribution(result.models_returned, exact),
+    }
+    put_scalar(out, "expectedHpRestored", result.expected_hp_restored, exact)
+    put_scalar(out, "pFullyRestored", result.p_fully_restored, exact)
+    return out
+
+
+def _evaluator(
+    engine: Callable[[S], Any], render: Callable[[Any, bool], dict[str, Any]]
+) -> Callable[[Parsed[S]], dict[str, Any]]:
+    def evaluate(parsed: Parsed[S]) -> dict[str, Any]:
+        return render(engine(parsed.scenario), parsed.exact)
+
+    return evaluate
+
+
+registry.register(
+    registry.Mode(
+        RULESET, "attack", parse_attack, attack_key, _evaluator(evaluate_attack, render_attack)
+    )
+)
+registry.register(
+    registry.Mode(
+        RULESET,
+        "deadlyDemise",
+        parse_deadly_demise,
+        deadly_demise_key,
+        _evaluator(evaluate_deadly_demise, render_deadly_demise),
+    )
+)
+registry.register(
+    registry.Mode(RULESET, "heal", parse_heal, heal_key, _evaluator(evaluate_heal, render_heal))
+)

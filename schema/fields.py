@@ -16,12 +16,12 @@ from pydantic_core import PydanticCustomError
 __all__ = ["Count", "RuleRange", "StrictBool", "StrictInt"]
 
 
-def Count(maximum: int, minimum: int = 0) -> object:  # noqa: N802 - reads as a type
+def Count(maximum: int, minimum: int = 0) -> object:
     """An integer in [minimum, maximum]; above the maximum is LIMIT_EXCEEDED (limit = maximum)."""
     return Annotated[StrictInt, Field(ge=minimum, le=maximum)]
 
 
-def RuleRange(low: int, high: int) -> object:  # noqa: N802 - reads as a type
+def RuleRange(low: int, high: int) -> object:
     """An integer the game rules restrict to [low, high]; outside it is INVALID_INPUT."""
 
     def check(value: int) -> int:

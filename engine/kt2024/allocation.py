@@ -1,0 +1,92 @@
+"""§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, as lookup tables.
+
+The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile, so it
+is tabulated once per (criticalDamage, normalDamage, durable, justAScratch) over every count
+the limits allow, vectorised over the whole table; a shooting action then only looks it up.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .scenario import JustAScratch
+
+MAX_HITS = 20  # attack dice (§12): c + n ≤ 20
+MAX_SAVES = 9  # defence dice (§12): cs + ns ≤ 9
+
+
+def _grid() -> tuple[np.ndarray, ...]:
+    return np.ix_(
+        np.arange(MAX_HITS + 1),
+        np.arange(MAX_HITS + 1),
+        np.arange(MAX_SAVES + 1),
+        np.arange(MAX_SAVES + 1),
+    )
+
+
+def durable_applies(durable: bool, critical_damage: int) -> bool:
+    """Durable (KT2021) only reduces crits of 4+ damage (a crit never drops below 3)."""
+    return durable and critical_damage >= 4
+
+
+@lru_cache(maxsize=256)
+def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[np.ndarray, ...]:
+    """§7.1 over every (c*, n*, cs, ns): surviving crits c′, surviving normals n′ and the cost.
+
+    The defender picks a crit saves on crits and d pairs of normal saves on crits (both
+    enumerated); the remaining crit saves and normal saves always go on normal hits, which can
+    only lower the cost and the surviving normals. Ties: fewest crits, then fewest normals.
+    """
+    crits, normals, crit_saves, normal_saves = _grid()
+    shape = np.broadcast_shapes(crits.shape, normals.shape, crit_saves.shape, normal_saves.shape)
+    width = MAX_HITS + 1
+    best = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
+    dur = durable_applies(durable, critical_damage)
+    for a in range(MAX_SAVES + 1):
+        b = np.minimum(crit_saves - a, normals)
+        for d in range(MAX_SAVES // 2 + 1):
+            valid = (a <= crit_saves) & (a + d <= crits) & (2 * d <= normal_saves)
+            e = np.minimum(normal_saves - 2 * d, normals - b)
+            c_left = crits - a - d
+            n_left = normals - b - e
+            cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
+            key = (cost * width + c_left) * width + n_left
+            best = np.where(valid & (key < best), key, best)
+    n_left = best % width
+    c_left = best // width % width
+    cost = best // (width * width)
+    return c_left, n_left, cost
+
+
+@lru_cache(maxsize=256)
+def resolve_saves(
+    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch
+) -> tuple[np.ndarray, np.ndarray]:
+    """R2 then R3 over every (c, n, cs, ns): the crit and normal hits that get through.
+
+    Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
+    lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
+    """
+    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable)
+    crits, normals, crit_saves, normal_saves = _grid()
+    shape = c_left.shape
+    crits = np.broadcast_to(crits, shape)
+    normals = np.broadcast_to(normals, shape)
+    if jas == "NONE":
+        return c_left, n_left
+    if jas == "NORMALS":
+        c_star, n_star = crits, np.maximum(normals - 1, 0)
+    else:
+        both = (crits >= 1) & (normals >= 1)
+        k1 = cost[np.maximum(crits - 1, 0), normals, crit_saves, normal_saves]
+        k2 = cost[crits, np.maximum(normals - 1, 0), crit_saves, normal_saves]
+        crit_first = critical_damage >= normal_damage
+        cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), crits >= 1)
+        c_star = np.where(cancel_crit, crits - 1, crits)
+        n_star = np.where(cancel_crit | (normals == 0), normals, normals - 1)
+    return (
+        c_left[c_star, n_star, crit_saves, normal_saves],
+        n_left[c_star, n_star, crit_saves, normal_saves],
+    )

@@ -1,0 +1,84 @@
+"""Two precisions, one code path: probabilities as numerators over a common denominator.
+
+Float mode keeps float64 numerators over the denominator 1. Exact mode keeps Python-int
+numerators (numpy object arrays) over an integer denominator: every chance event of this
+ruleset has a power-of-6 denominator, so sums and products stay integers and no slow
+`Fraction` arithmetic happens on arrays. Only the final answer becomes `Fraction`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from math import comb, lcm
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Weights(NamedTuple):
+    """Numerators `num` over the denominator `den` (1 in float mode)."""
+
+    num: np.ndarray
+    den: int
+
+    def rescaled(self, den: int) -> np.ndarray:
+        """The numerators over `den`, a multiple of this denominator."""
+        return self.num * (den // self.den) if den != self.den else self.num
+
+
+def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
+    if exact:
+        out = np.empty(size, dtype=object)
+        out.fill(0)
+        return out
+    return np.zeros(size)
+
+
+def weights(probs: Sequence[Fraction], exact: bool) -> Weights:
+    """Fractions as numerators over their least common denominator (or as floats)."""
+    if not exact:
+        return Weights(np.array([float(p) for p in probs], dtype=float), 1)
+    den = lcm(*(p.denominator for p in probs)) if probs else 1
+    num = np.empty(len(probs), dtype=object)
+    num[:] = [p.numerator * (den // p.denominator) for p in probs]
+    return Weights(num, den)
+
+
+def common(parts: Iterable[Weights]) -> int:
+    """The least common denominator of several weight arrays."""
+    return lcm(*(w.den for w in parts))
+
+
+@lru_cache(maxsize=256)
+def powers(base: Fraction, top: int, exact: bool) -> Weights:
+    """base**h for h = 0..top, over one denominator (memoised: do not modify)."""
+    if not exact:
+        return Weights(float(base) ** np.arange(top + 1), 1)
+    num = np.empty(top + 1, dtype=object)
+    num[:] = [base.numerator**h * base.denominator ** (top - h) for h in range(top + 1)]
+    return Weights(num, base.denominator**top)
+
+
+@lru_cache(maxsize=64)
+def binomials(p: Fraction, top: int, exact: bool) -> Weights:
+    """Row k, column i: P(Binomial(k, p) = i), for k, i = 0..top, over one denominator.
+
+    Memoised and shared: callers must not modify the table.
+    """
+    q = 1 - p
+    table = zeros((top + 1, top + 1), exact)
+    den = p.denominator**top if exact else 1
+    for k in range(top + 1):
+        for i in range(k + 1):
+            term = comb(k, i) * p**i * q ** (k - i)
+            table[k, i] = int(term * den) if exact else float(term)
+    return Weights(table, den)
+
+
+def values(w: Weights, exact: bool) -> list[Fraction] | list[float]:
+    """The probabilities themselves: Fractions in exact mode, floats otherwise."""
+    if exact:
+        return [Fraction(int(x), w.den) for x in w.num]
+    return [float(x) for x in w.num]

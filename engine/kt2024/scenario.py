@@ -1,0 +1,99 @@
+"""Shooting scenarios of kt2024.md §2.1 as immutable values.
+
+Attribute names are the API's camelCase names in snake_case (`camel` maps them back), so the
+canonical JSON of §11 is produced mechanically from these dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Reroll = Literal[
+    "NONE",
+    "BALANCED",
+    "DOUBLE_BALANCED",
+    "CEASELESS",
+    "RELENTLESS",
+    "CRIT_FISH",
+    "REROLL_ONES",
+    "ONES_AND_BALANCED",
+    "CEASELESS_AND_BALANCED",
+]
+JustAScratch = Literal["NONE", "CRITS", "NORMALS"]
+SaintlyRelics = Literal["NONE", "ONE_D6", "TWO_D6"]
+
+
+def camel(name: str) -> str:
+    """'critical_damage' -> 'criticalDamage' (API member names)."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@dataclass(frozen=True)
+class AttackDice:
+    """The fields of §5 that decide which attack dice are retained, shared by shoot and fight.
+
+    Damage values are here because Mystic Scry (A9a) scores its options by raw damage.
+    """
+
+    attacks: int = 4
+    hit: int = 3
+    normal_damage: int = 3
+    critical_damage: int = 4
+    lethal: int = 6
+    accurate: int = 0
+    auto_crits: int = 0
+    reroll: Reroll = "NONE"
+    fails_to_norms: int = 0
+    norms_to_crits: int = 0
+    punishing: bool = False
+    rending: bool = False
+    severe: bool = False
+    close_assault: bool = False
+    elite_moderate: bool = False
+    elite_extreme: bool = False
+    purity_seal: bool = False
+    mystic_scry: bool = False
+    curse_of_rot: bool = False
+
+
+@dataclass(frozen=True)
+class Attacker(AttackDice):
+    devastating: int = 0
+    piercing: int = 0
+    piercing_crits: int = 0
+    saturate: bool = False
+    obscured: bool = False
+
+
+@dataclass(frozen=True)
+class Defender:
+    defence_dice: int = 3
+    save: int = 3
+    wounds: int = 12
+    crit_save: int = 6
+    cover_saves: int = 0
+    cover_crit_saves: int = 0
+    reroll: Reroll = "NONE"
+    fails_to_norms: int = 0
+    norms_to_crits: int = 0
+    indomitus: bool = False
+    feel_no_pain: int | None = None
+    just_a_scratch: JustAScratch = "NONE"
+    saintly_relics: SaintlyRelics = "NONE"
+    durable: bool = False
+    invulnerable_save: int | None = None
+
+
+@dataclass(frozen=True)
+class ShootOptions:
+    rounds: int = 1
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class Shoot:
+    attacker: Attacker = field(default_factory=Attacker)
+    defender: Defender = field(default_factory=Defender)
+    options: ShootOptions = field(default_factory=ShootOptions)

@@ -20,6 +20,7 @@ DEFAULT_RULESET = "kt2024"
 RULESET_MODULES: dict[str, str] = {
     "kt2024": "schema.kt2024",
     "threshold": "schema.threshold",
+    "kt2013": "schema.kt2013",
 }
 
 

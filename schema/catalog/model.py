@@ -1,0 +1,165 @@
+"""The loaded catalog: kill teams → operatives → weapons → profiles, with stable global ids.
+
+Ids join the slugs of the data files with dots: operative `kasrkin.gunner`, profile
+`kasrkin.gunner.plasma-gun.supercharge` (a single-profile weapon's profile id is the weapon's:
+`kasrkin.gunner.meltagun`). Dots keep them safe in URL paths. Each object knows how to become
+engine fields, which is all the engine ever sees of the catalog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from schema.weapon_rules import ParsedRules, for_fighting, for_shooting, format_rules
+
+WeaponType = Literal["ranged", "melee"]
+
+# Defensive-rule fields that exist in one mode only (kt2024.md §2.1 defender, §2.2 fighter).
+_DEFENDER_ONLY = frozenset({"critSave", "indomitus"})
+_FIGHTER_ONLY = frozenset({"halfDamageFirstStrike"})
+
+
+@dataclass(frozen=True)
+class WeaponProfile:
+    id: str
+    operative_id: str
+    weapon: str
+    profile: str
+    type: WeaponType
+    attacks: int
+    hit: int
+    normal_damage: int
+    critical_damage: int
+    rules: ParsedRules
+
+    @property
+    def name(self) -> str:
+        return f"{self.weapon} ({self.profile})" if self.profile else self.weapon
+
+    def attacker_fields(self) -> dict[str, Any]:
+        """The engine fields of this profile: a shooting attacker or a fighter by its type."""
+        rules = for_shooting if self.type == "ranged" else for_fighting
+        return {
+            "attacks": self.attacks,
+            "hit": self.hit,
+            "normalDamage": self.normal_damage,
+            "criticalDamage": self.critical_damage,
+            **rules(self.rules.fields),
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "operativeId": self.operative_id,
+            "name": self.name,
+            "weapon": self.weapon,
+            "profile": self.profile,
+            "type": self.type,
+            "ATK": self.attacks,
+            "HIT": f"{self.hit}+",
+            "DMG": f"{self.normal_damage}/{self.critical_damage}",
+            "WR": format_rules(self.rules.fields, self.rules.no_numeric_effect),
+            "fields": self.attacker_fields(),
+            "noNumericEffect": list(self.rules.no_numeric_effect),
+        }
+
+
+@dataclass(frozen=True)
+class Weapon:
+    name: str
+    type: WeaponType
+    profiles: tuple[WeaponProfile, ...]
+
+
+@dataclass(frozen=True)
+class DefensiveRule:
+    name: str
+    effect: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Operative:
+    id: str
+    kill_team_id: str
+    name: str
+    keywords: tuple[str, ...]
+    apl: int
+    move: int
+    save: int
+    wounds: int
+    defensive_rules: tuple[DefensiveRule, ...]
+    weapons: tuple[Weapon, ...]
+
+    def _effects(self, excluded: frozenset[str]) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for rule in self.defensive_rules:
+            merged.update({k: v for k, v in rule.effect.items() if k not in excluded})
+        return merged
+
+    def defender_fields(self) -> dict[str, Any]:
+        """A shooting target: KT2024 always rolls 3 defence dice (seed)."""
+        base = {"defenceDice": 3, "save": self.save, "wounds": self.wounds}
+        return {**base, **self._effects(_FIGHTER_ONLY)}
+
+    def fighter_fields(self) -> dict[str, Any]:
+        """The operative's own part of a fighter (its weapon profile adds the rest)."""
+        return {"wounds": self.wounds, **self._effects(_DEFENDER_ONLY)}
+
+    def profiles(self) -> list[WeaponProfile]:
+        return [p for w in self.weapons for p in w.profiles]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "killTeamId": self.kill_team_id,
+            "name": self.name,
+            "keywords": list(self.keywords),
+            "APL": self.apl,
+            "MOVE": f'{self.move}"',
+            "SAVE": f"{self.save}+",
+            "WOUNDS": self.wounds,
+            "defensiveRules": [{"name": r.name, "effect": r.effect} for r in self.defensive_rules],
+            "weapons": [
+                {
+                    "name": w.name,
+                    "type": w.type,
+                    "profiles": [p.as_json() for p in w.profiles],
+                }
+                for w in self.weapons
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class KillTeam:
+    id: str
+    name: str
+    faction: str
+    source: str
+    operatives: tuple[Operative, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "faction": self.faction,
+            "source": self.source,
+            "operativeIds": [o.id for o in self.operatives],
+        }
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """One ruleset's catalog, indexed by id. Built once; never mutated."""
+
+    ruleset: str
+    version: str
+    kill_teams: tuple[KillTeam, ...]
+    operatives: dict[str, Operative]
+    profiles: dict[str, WeaponProfile]
+
+    @property
+    def key(self) -> str:
+        """`kt2024@2026.1`: what a consumer stores to know which catalog it read."""
+        return f"{self.ruleset}@{self.version}"

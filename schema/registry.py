@@ -21,6 +21,7 @@ RULESET_MODULES: dict[str, str] = {
     "kt2024": "schema.kt2024",
     "threshold": "schema.threshold",
     "kt2013": "schema.kt2013",
+    "kt2018": "schema.kt2018",
 }
 
 

@@ -1,0 +1,405 @@
+"""Requests and answers of ruleset `kt2018` (kt2018.md): validation, engine values, output.
+
+Pydantic checks each field (types, rule ranges, §11 limits); the combination rules of §2.5
+that span fields are checked afterwards, each naming the field a player would fix. Outputs
+follow kt2024.md §10 (kt2018.md §1 item 7). Every mode is registered on import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
+
+from engine.dice_expr import DiceExpr
+from engine.errors import InputError
+from engine.kt2018 import attacks, canonical, morale, mortal, psybolt
+from engine.kt2018.scenario import (
+    ONE,
+    Armour,
+    Attacker,
+    BreakCheck,
+    Combat,
+    MortalWounds,
+    NerveTest,
+    Psybolt,
+    Target,
+    Weapon,
+)
+from engine.kt2018.state import Outcome
+from schema import registry
+from schema.errors import from_validation_error
+from schema.fields import Count, RuleRange
+from schema.report import distribution, put_scalar
+
+MAX_WEAPONS = 4
+MAX_ATTACKS = 20
+MAX_DAMAGE = 12
+MAX_WOUNDS = 20
+MAX_MORTAL_WOUNDS = 20
+
+Reroll = Literal["none", "ones", "failed"]
+RANGED = ("assault", "heavy", "rapidFire", "grenade", "pistol")
+
+
+def Dice(maximum: int) -> object:
+    """A DiceExpr field whose largest value may be `maximum` (a §11 limit: LIMIT_EXCEEDED).
+
+    Errors are re-raised as pydantic errors so they carry the field's location; an exceeded
+    maximum uses pydantic's own `less_than_equal` type, which `schema.errors` maps to
+    LIMIT_EXCEEDED with the limit.
+    """
+
+    def parse(raw: object) -> DiceExpr:
+        try:
+            expr = DiceExpr.parse(raw, "")
+        except InputError as exc:
+            raise PydanticCustomError("dice_expr", exc.message) from None
+        if expr.maximum > maximum:
+            raise PydanticCustomError(
+                "less_than_equal", "can reach {reach}; at most {le}",
+                {"le": maximum, "reach": expr.maximum},
+            )
+        return expr
+
+    schema = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}
+    return Annotated[DiceExpr, PlainValidator(parse), WithJsonSchema(schema)]
+
+
+def _at_most_weapons(value: object) -> object:
+    """More than four weapons is a §11 limit, reported before the weapons are validated."""
+    if isinstance(value, list) and len(value) > MAX_WEAPONS:
+        raise PydanticCustomError(
+            "less_than_equal", "at most {le} weapons", {"le": MAX_WEAPONS}
+        )
+    return value
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Options(Strict):
+    exact: StrictBool = False
+
+
+class AttackerBody(Strict):
+    ballisticSkill: RuleRange(2, 6) | None = None
+    weaponSkill: RuleRange(2, 6) | None = None
+    fleshWounds: RuleRange(0, 6) = 0
+    killTeamBroken: StrictBool = False
+    moved: StrictBool = False
+    advanced: StrictBool = False
+    hitModifier: RuleRange(-3, 3) = 0
+    rerollHits: Reroll = "none"
+    rerollWounds: Reroll = "none"
+
+
+class SituationBody(Strict):
+    longRange: StrictBool = False
+    overwatch: StrictBool = False
+    interveningTerrain: StrictBool = False
+
+
+class WeaponBody(Strict):
+    name: Annotated[StrictStr, Field(max_length=60)] | None = None
+    type: Literal["assault", "heavy", "rapidFire", "grenade", "pistol", "melee"] | None = None
+    attacks: Dice(MAX_ATTACKS)
+    strength: RuleRange(1, 20)
+    ap: RuleRange(-6, 0) = 0
+    damage: Dice(MAX_DAMAGE) = ONE
+
+
+class WoundedBody(Strict):
+    """A model that may lose wounds: the target of §2.4 without its protection."""
+
+    wounds: Count(MAX_WOUNDS, minimum=1)
+    fleshWounds: RuleRange(0, 6) = 0
+    maxFleshWounds: RuleRange(1, 6) = 3
+    obscured: StrictBool = False
+    withinOneInchOfIntervening: StrictBool = False
+
+
+class CombatTargetBody(WoundedBody):
+    toughness: RuleRange(1, 10)
+    save: RuleRange(2, 6) | None
+    invulnerableSave: RuleRange(2, 6) | None = None
+
+
+class MortalTargetBody(WoundedBody):
+    """§6: toughness and saves are not used by mortal wounds and are ignored if present."""
+
+    toughness: Any = None
+    save: Any = None
+    invulnerableSave: Any = None
+
+
+class PsykerBody(Strict):
+    wounds: Count(MAX_WOUNDS, minimum=1)
+    fleshWounds: RuleRange(0, 6) = 0
+    maxFleshWounds: RuleRange(1, 6) = 3
+
+
+class CombatBody(Strict):
+    attacker: AttackerBody
+    situation: SituationBody = SituationBody()
+    weapons: Annotated[
+        list[WeaponBody], BeforeValidator(_at_most_weapons), Field(min_length=1)
+    ]
+    target: CombatTargetBody
+    options: Options = Options()
+
+
+class PsyboltBody(Strict):
+    psyker: PsykerBody
+    denyTheWitch: StrictBool = False
+    target: MortalTargetBody
+    options: Options = Options()
+
+
+class MortalWoundsBody(Strict):
+    amount: Dice(MAX_MORTAL_WOUNDS)
+    source: Literal["shooting", "psychic", "fight", "other"]
+    target: MortalTargetBody
+    options: Options = Options()
+
+
+class NerveTestBody(Strict):
+    leadership: RuleRange(1, 10)
+    otherFriendlyShakenOrOutOfAction: RuleRange(0, 20) = 0
+    otherFriendlyWithinTwoInches: RuleRange(0, 20) = 0
+    modifier: RuleRange(-3, 3) = 0
+    options: Options = Options()
+
+
+class BreakCheckBody(Strict):
+    models: RuleRange(1, 30)
+    modelsDown: RuleRange(0, 30)
+    highestLeadership: RuleRange(1, 10)
+    options: Options = Options()
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated request: the engine's scenario and whether exact output was asked for."""
+
+    scenario: Any
+    exact: bool
+
+
+# --- cross-field rules and conversion -------------------------------------------------------
+
+
+def _invalid(field: str, message: str) -> InputError:
+    return InputError("INVALID_INPUT", field, message)
+
+
+def _wounded(body: WoundedBody | PsykerBody, path: str) -> Target:
+    if body.fleshWounds > body.maxFleshWounds:
+        raise _invalid(f"{path}.fleshWounds", "cannot exceed maxFleshWounds")
+    shielded = isinstance(body, WoundedBody)
+    return Target(
+        wounds=body.wounds,
+        flesh_wounds=body.fleshWounds,
+        max_flesh_wounds=body.maxFleshWounds,
+        obscured=shielded and body.obscured,
+        within_one_inch_of_intervening=shielded and body.withinOneInchOfIntervening,
+    )
+
+
+def _weapon_types(body: CombatBody, phase: str) -> list[str]:
+    """Each weapon's type after §2.3 defaults, checked against §2.5 items 2–5."""
+    types = []
+    for i, weapon in enumerate(body.weapons):
+        field = f"weapons.{i}.type"
+        kind = weapon.type or ("melee" if phase == "fight" else None)
+        if kind is None:
+            raise _invalid(field, "required for shooting")
+        if (kind == "melee") != (phase == "fight"):
+            allowed = "melee" if phase == "fight" else ", ".join(RANGED)
+            raise _invalid(field, f"{phase} needs a weapon of type {allowed}")
+        if phase == "shooting" and body.attacker.advanced and kind != "assault":
+            raise _invalid(field, "an Advancing model may fire Assault weapons only")
+        types.append(kind)
+    if "grenade" in types and len(types) > 1:
+        raise _invalid(
+            f"weapons.{types.index('grenade')}.type",
+            "a grenade is the model's only weapon that phase",
+        )
+    pistols = [kind == "pistol" for kind in types]
+    if any(pistols) and not all(pistols):
+        raise _invalid(
+            f"weapons.{pistols.index(not pistols[0])}.type",
+            "a model fires either its Pistols or its other weapons",
+        )
+    return types
+
+
+def _combat(body: CombatBody, phase: Literal["shooting", "fight"]) -> Combat:
+    attacker, situation = body.attacker, body.situation
+    skill_name = "ballisticSkill" if phase == "shooting" else "weaponSkill"
+    skill = getattr(attacker, skill_name)
+    if skill is None:
+        raise _invalid(f"attacker.{skill_name}", f"required for {phase}")
+    flags = (
+        ("situation.overwatch", situation.overwatch, "fight"),
+        ("situation.longRange", situation.longRange, "fight"),
+        ("situation.interveningTerrain", situation.interveningTerrain, "shooting"),
+        ("attacker.advanced", attacker.advanced, "fight"),
+    )
+    for field, value, meaningless_in in flags:
+        if value and phase == meaningless_in:
+            raise _invalid(field, f"has no meaning in {phase}")
+    types = _weapon_types(body, phase)
+    target = body.target
+    return Combat(
+        phase=phase,
+        attacker=Attacker(
+            skill=skill,
+            flesh_wounds=attacker.fleshWounds,
+            kill_team_broken=attacker.killTeamBroken,
+            moved=attacker.moved,
+            advanced=attacker.advanced,
+            hit_modifier=attacker.hitModifier,
+            reroll_hits=attacker.rerollHits,
+            reroll_wounds=attacker.rerollWounds,
+        ),
+        weapons=tuple(
+            Weapon(kind, w.attacks, w.strength, w.ap, w.damage)
+            for kind, w in zip(types, body.weapons, strict=True)
+        ),
+        armour=Armour(target.toughness, target.save, target.invulnerableSave),
+        target=_wounded(target, "target"),
+        long_range=situation.longRange,
+        overwatch=situation.overwatch,
+        intervening_terrain=situation.interveningTerrain,
+    )
+
+
+def _psybolt(body: PsyboltBody) -> Psybolt:
+    return Psybolt(
+        psyker=_wounded(body.psyker, "psyker"),
+        target=_wounded(body.target, "target"),
+        deny_the_witch=body.denyTheWitch,
+    )
+
+
+def _mortal_wounds(body: MortalWoundsBody) -> MortalWounds:
+    return MortalWounds(body.amount, body.source, _wounded(body.target, "target"))
+
+
+def _nerve_test(body: NerveTestBody) -> NerveTest:
+    return NerveTest(
+        leadership=body.leadership,
+        other_friendly_shaken_or_out_of_action=body.otherFriendlyShakenOrOutOfAction,
+        other_friendly_within_two_inches=body.otherFriendlyWithinTwoInches,
+        modifier=body.modifier,
+    )
+
+
+def _break_check(body: BreakCheckBody) -> BreakCheck:
+    if body.modelsDown > body.models:
+        raise _invalid("modelsDown", "cannot exceed models")
+    return BreakCheck(body.models, body.modelsDown, body.highestLeadership)
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def _outcome(outcome: Outcome, exact: bool) -> dict[str, Any]:
+    """The keys of §5 shared by every mode that wounds a target."""
+    out: dict[str, Any] = {
+        "woundsLost": distribution(outcome.wounds_lost, exact),
+        "woundsRemaining": distribution(outcome.wounds_remaining, exact),
+        "fleshWoundsAfter": distribution(outcome.flesh_wounds_after, exact),
+    }
+    put_scalar(out, "pOutOfAction", outcome.p_out_of_action, exact)
+    put_scalar(out, "pFleshWound", outcome.p_flesh_wound, exact)
+    put_scalar(out, "pInjuryRoll", outcome.p_injury_roll, exact)
+    put_scalar(out, "expectedWoundsLost", outcome.expected_wounds_lost, exact)
+    return out
+
+
+def _render_combat(request: Request) -> dict[str, Any]:
+    result = attacks.evaluate(request.scenario)
+    out = _outcome(result.outcome, request.exact)
+    put_scalar(out, "expectedUnsavedWounds", result.expected_unsaved_wounds, request.exact)
+    return out
+
+
+def _render_psybolt(request: Request) -> dict[str, Any]:
+    result = psybolt.evaluate(request.scenario)
+    out = _outcome(result.outcome, request.exact)
+    for name, value in (
+        ("pPerils", result.p_perils),
+        ("pPsykerOutOfAction", result.p_psyker_out_of_action),
+        ("pPsykerFleshWound", result.p_psyker_flesh_wound),
+        ("pManifested", result.p_manifested),
+        ("pDenied", result.p_denied),
+        ("pResolved", result.p_resolved),
+    ):
+        put_scalar(out, name, value, request.exact)
+    return out
+
+
+def _render_mortal_wounds(request: Request) -> dict[str, Any]:
+    return _outcome(mortal.evaluate(request.scenario), request.exact)
+
+
+def _render_nerve_test(request: Request) -> dict[str, Any]:
+    shaken = morale.p_shaken(request.scenario)
+    out: dict[str, Any] = {}
+    put_scalar(out, "pShaken", shaken, request.exact)
+    put_scalar(out, "pPass", 1 - shaken, request.exact)
+    return out
+
+
+def _render_break_check(request: Request) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    put_scalar(out, "pBroken", morale.p_broken(request.scenario), request.exact)
+    return out
+
+
+# --- registration ---------------------------------------------------------------------------
+
+
+def _register(
+    name: str,
+    model: type[Strict],
+    convert: Callable[[Any], Any],
+    render: Callable[[Request], dict[str, Any]],
+) -> None:
+    def parse(body: Mapping[str, Any]) -> Request:
+        try:
+            validated = model.model_validate(body)
+        except ValidationError as exc:
+            raise from_validation_error(exc) from None
+        return Request(convert(validated), validated.options.exact)
+
+    def cache_key(request: Request) -> str:
+        return canonical.cache_key(name, request.scenario, {"exact": request.exact})
+
+    registry.register(
+        registry.Mode("kt2018", name, parse, cache_key, render, model=model)
+    )
+
+
+_register("shooting", CombatBody, lambda body: _combat(body, "shooting"), _render_combat)
+_register("fight", CombatBody, lambda body: _combat(body, "fight"), _render_combat)
+_register("psybolt", PsyboltBody, _psybolt, _render_psybolt)
+_register("mortalWounds", MortalWoundsBody, _mortal_wounds, _render_mortal_wounds)
+_register("nerveTest", NerveTestBody, _nerve_test, _render_nerve_test)
+_register("breakCheck", BreakCheckBody, _break_check, _render_break_check)

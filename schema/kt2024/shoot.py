@@ -87,4 +87,6 @@ def evaluate(scenario: Shoot) -> dict[str, Any]:
     return render(shoot(scenario), scenario.options.exact)
 
 
-MODE = registry.register(registry.Mode("kt2024", "shoot", parse, shoot_key, evaluate))
+MODE = registry.register(
+    registry.Mode("kt2024", "shoot", parse, shoot_key, evaluate, model=ShootRequest)
+)

@@ -1,0 +1,13 @@
+"""Shared test helpers: where the specs and their worked examples live."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+
+
+def load_examples(name: str) -> list[dict]:
+    """The worked examples of `<name>-examples.json` (spec test vectors, never copied)."""
+    return json.loads((SPEC_DIR / f"{name}-examples.json").read_text())["examples"]

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Load-test a local killmath server with Locust, headless, and judge the run.
+#
+#   loadtests/run.sh [-t 60s] [-u 30] [-r 10] [--p95-ms 500] [--workers 1] [--name run]
+#
+# Starts `killmath serve` on a free loopback port (with Redis only when KILLMATH_REDIS_URL is
+# set in the environment, otherwise the in-process cache alone), waits until /readyz answers,
+# runs loadtests/locustfile.py for the given duration, and writes under loadtests/reports/:
+#   <name>_stats.csv, <name>_stats_history.csv, <name>_failures.csv, <name>_exceptions.csv,
+#   <name>.html, <name>_summary.json (req/s, p50/p95/p99, cache hit ratio from /metrics),
+#   <name>_server.log.
+# The server is always stopped, whatever happens (trap). Exit status: 0 only if Locust saw no
+# failed request and the aggregated p95 stayed within --p95-ms; non-zero otherwise.
+# PYTHON selects the interpreter (default: the active venv's or python3); it needs the dev extra.
+set -euo pipefail
+
+duration=60s
+users=30
+spawn_rate=10
+p95_ms=500
+workers=1
+name=run
+
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -t|--duration) duration="$2"; shift 2 ;;
+        -u|--users) users="$2"; shift 2 ;;
+        -r|--spawn-rate) spawn_rate="$2"; shift 2 ;;
+        --p95-ms) p95_ms="$2"; shift 2 ;;
+        --workers) workers="$2"; shift 2 ;;
+        --name) name="$2"; shift 2 ;;
+        -h|--help) usage 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; usage 2 ;;
+    esac
+done
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+if [[ -z "${PYTHON:-}" ]]; then
+    if [[ -n "${VIRTUAL_ENV:-}" ]]; then PYTHON="$VIRTUAL_ENV/bin/python"
+    elif [[ -x .venv/bin/python ]]; then PYTHON=.venv/bin/python
+    else PYTHON="$(command -v python3)"; fi
+fi
+"$PYTHON" -c "import locust, service" 2>/dev/null || {
+    echo "run.sh: $PYTHON cannot import locust and killmath; install the dev extra" >&2
+    exit 2
+}
+
+reports="$repo/loadtests/reports"
+mkdir -p "$reports"
+port="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+base="http://127.0.0.1:$port"
+server_log="$reports/${name}_server.log"
+
+server_pid=""
+stop_server() {
+    [[ -n "$server_pid" ]] || return 0
+    # The server runs in a process group of its own: TERM reaches uvicorn's workers too.
+    kill -TERM -- "-$server_pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL -- "-$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
+trap stop_server EXIT
+trap 'exit 130' INT TERM
+
+echo "run.sh: killmath on $base (workers=$workers, redis=${KILLMATH_REDIS_URL:-none})"
+setsid "$PYTHON" -m service.cli serve --host 127.0.0.1 --port "$port" --workers "$workers" \
+    >"$server_log" 2>&1 &
+server_pid=$!
+
+"$PYTHON" - "$base" "$server_pid" <<'PY' || { tail -n 30 "$server_log" >&2; exit 1; }
+import os, sys, time, urllib.request
+base, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        sys.exit("run.sh: the server exited during start-up")
+    try:
+        with urllib.request.urlopen(base + "/readyz", timeout=2) as response:
+            if response.status == 200:
+                sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.25)
+sys.exit("run.sh: the server was not ready within 60 s")
+PY
+
+metrics_before="$(mktemp)"; metrics_after="$(mktemp)"
+trap 'stop_server; rm -f "$metrics_before" "$metrics_after"' EXIT
+"$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+    "$base/metrics" >"$metrics_before"
+
+status=0
+"$PYTHON" -m locust -f loadtests/locustfile.py --headless --only-summary \
+    --host "$base" -u "$users" -r "$spawn_rate" -t "$duration" --stop-timeout 15 \
+    --max-p95-ms "$p95_ms" \
+    --csv "$reports/$name" --html "$reports/$name.html" || status=$?
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "run.sh: FAILED: the server died during the run (see $server_log)" >&2
+    exit 1
+fi
+"$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+    "$base/metrics" >"$metrics_after"
+"$PYTHON" loadtests/summary.py "$reports/${name}_stats.csv" "$metrics_before" "$metrics_after" \
+    --duration "$duration" --users "$users" --workers "$workers" \
+    --redis "${KILLMATH_REDIS_URL:+yes}" >"$reports/${name}_summary.json"
+cat "$reports/${name}_summary.json"
+
+if [[ $status -ne 0 ]]; then
+    echo "run.sh: FAILED (locust exit status $status: failed requests or p95 above ${p95_ms} ms)" >&2
+else
+    echo "run.sh: passed (no failures, p95 within ${p95_ms} ms); reports in $reports"
+fi
+exit "$status"

@@ -1,0 +1,93 @@
+"""Summarise one Locust run as JSON: throughput, latency percentiles, cache hit ratio.
+
+Reads Locust's `<name>_stats.csv` and two `/metrics` snapshots taken before and after the
+run, so the cache figures count only this run's lookups. Hit ratio = lookups answered by
+either cache tier / all lookups (every lookup starts at L1; L1 misses go to L2 when Redis is
+configured). With several uvicorn workers `/metrics` is one process's view, so run with one
+worker when the ratio matters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+PERCENTILES = ("50%", "95%", "99%")
+
+
+def cache_lookups(metrics_text: str) -> Counter[tuple[str, str]]:
+    """(tier, result) -> lookups so far, from the killmath_cache_lookups counter."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for family in text_string_to_metric_families(metrics_text):
+        if family.name != "killmath_cache_lookups":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_total"):
+                counts[(sample.labels["tier"], sample.labels["result"])] += sample.value
+    return counts
+
+
+def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
+    delta = cache_lookups(after)
+    delta.subtract(cache_lookups(before))
+    l1_hit, l1_miss = delta[("l1", "hit")], delta[("l1", "miss")]
+    l2_hit, l2_miss = delta[("l2", "hit")], delta[("l2", "miss")]
+    lookups = l1_hit + l1_miss
+    return {
+        "lookups": int(lookups),
+        "l1Hits": int(l1_hit),
+        "l2Hits": int(l2_hit),
+        "misses": int(l1_miss - l2_hit),
+        "hitRatio": round((l1_hit + l2_hit) / lookups, 4) if lookups else None,
+        "l2HitRatio": round(l2_hit / (l2_hit + l2_miss), 4) if l2_hit + l2_miss else None,
+    }
+
+
+def _row(row: dict[str, str]) -> dict[str, float | int | str]:
+    return {
+        "requests": int(row["Request Count"]),
+        "failures": int(row["Failure Count"]),
+        "reqPerSec": round(float(row["Requests/s"]), 1),
+        **{f"p{p.rstrip('%')}Ms": float(row[p]) for p in PERCENTILES},
+        "maxMs": round(float(row["Max Response Time"]), 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stats_csv", type=Path)
+    parser.add_argument("metrics_before", type=Path)
+    parser.add_argument("metrics_after", type=Path)
+    parser.add_argument("--duration", default="")
+    parser.add_argument("--users", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--redis", default="")
+    args = parser.parse_args(argv)
+
+    with args.stats_csv.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    total = next(r for r in rows if r["Name"] == "Aggregated")
+    summary = {
+        "duration": args.duration,
+        "users": args.users,
+        "workers": args.workers,
+        "redis": bool(args.redis),
+        "total": _row(total),
+        "byRequest": {
+            f"{r['Type']} {r['Name']}": _row(r) for r in rows if r["Name"] != "Aggregated"
+        },
+        "cache": cache_summary(args.metrics_before.read_text(), args.metrics_after.read_text()),
+    }
+    json.dump(summary, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

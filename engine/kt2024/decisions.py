@@ -1,0 +1,120 @@
+"""The heuristic strategies' decisions (§9.5) on the deterministic projection (§9.6).
+
+Relics and Feel No Pain never trigger in a projection, so every decision is a pure function of
+the state (both statuses without the relic bookkeeping, whose turn, the strategy) and is
+memoised per fight. An OPTIMAL fighter is projected as STRIKE, like any opponent (§9.6).
+"""
+
+from __future__ import annotations
+
+from .fight_state import CRIT, NORMAL, Pair, Status, oriented
+from .fighter import Fighter, Strategy
+from .strike import (
+    CRIT_PARRY,
+    CRIT_STRIKE,
+    NORMAL_PARRY,
+    NORMAL_STRIKE,
+    Action,
+    act,
+    can_parry,
+    parry,
+    strike,
+)
+
+
+def settled(pair: Pair) -> bool:
+    """F4 stops when a fighter is at 0 wounds or neither has an unresolved success."""
+    a, b = pair
+    return a.wounds == 0 or b.wounds == 0 or (a.successes == 0 and b.successes == 0)
+
+
+def wise_parry(y: Fighter, xs: Status, ys: Status) -> Action | None:
+    """wiseParry(X, Y) of §9.5: block a crit with a crit, a normal with a normal, else any crit."""
+    if ys.crits and xs.crits:
+        return CRIT_PARRY
+    if xs.normals and ys.normals and not y.brutal:
+        return NORMAL_PARRY
+    if xs.crits:
+        return CRIT_PARRY
+    return None
+
+
+class Tactics:
+    """§9.5 decisions and §9.6 projections for one pair of fighters, memoised on the state."""
+
+    def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
+        self.fighters = fighters
+        self._choices: dict[tuple[int, Pair, Strategy], Action] = {}
+        self._ends: dict[tuple[int, Pair, Strategy, Strategy], Pair] = {}
+
+    def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
+        """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
+        key = (x, (pair[0].tactical(), pair[1].tactical()), strategy)
+        choice = self._choices.get(key)
+        if choice is None:
+            choice = self._choices[key] = self._decide(x, key[1], strategy)
+        return choice
+
+    def project(self, x: int, pair: Pair, action: Action) -> Pair:
+        """Fighter x's action without Relics or Feel No Pain (§9.6)."""
+        return act(self.fighters, x, pair, action, chance=False)[0][1]
+
+    def end_of_sequence(
+        self, active: int, pair: Pair, strategies: tuple[Strategy, Strategy]
+    ) -> Pair:
+        """The projected rest of F4 from `pair` with `active` to act (passing when it can't)."""
+        key = (active, pair, *strategies)
+        end = self._ends.get(key)
+        if end is None:
+            end = pair
+            if not settled(pair):
+                mover = active if pair[active].successes else 1 - active
+                after = self.project(mover, pair, self.choose(mover, pair, strategies[mover]))
+                end = self.end_of_sequence(1 - mover, after, strategies)
+            self._ends[key] = end
+        return end
+
+    def _decide(self, x: int, pair: Pair, strategy: Strategy) -> Action:
+        y = 1 - x
+        fx, fy = self.fighters[x], self.fighters[y]
+        xs, ys = oriented(pair, x)
+        hit = CRIT_STRIKE if xs.crits else NORMAL_STRIKE
+        if not ys.successes:  # D0
+            return hit
+        if not (can_parry(fy, xs, ys, CRIT) or can_parry(fy, xs, ys, NORMAL)):  # D1
+            return hit
+        if oriented(self.project(x, pair, hit), x)[1].wounds == 0:  # D2
+            return hit
+        if (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits:  # D3
+            return CRIT_STRIKE
+        last_block = self._last_block(x, xs, ys)  # D4
+        if last_block is not None:
+            return last_block
+        if strategy == "STRIKE":  # D5
+            return hit
+        wise = wise_parry(fy, xs, ys)
+        if wise is None:
+            return hit
+        if strategy == "PARRY":
+            return wise
+        plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
+        struck = oriented(self.end_of_sequence(y, self.project(x, pair, hit), plan), x)
+        parried = oriented(self.end_of_sequence(y, self.project(x, pair, wise), plan), x)
+        if strategy == "MIN_DAMAGE_TO_SELF":
+            return hit if struck[0].wounds >= parried[0].wounds else wise
+        return hit if struck[1].wounds <= parried[1].wounds else wise
+
+    def _last_block(self, x: int, xs: Status, ys: Status) -> Action | None:
+        """D4: a parry that leaves Y nothing, if X's remaining strikes then take Y's last wound."""
+        fx, fy = self.fighters[x], self.fighters[1 - x]
+        for action in (NORMAL_PARRY, CRIT_PARRY):
+            if not can_parry(fy, xs, ys, action[1]):
+                continue
+            xs2, ys2 = parry(fx, fy, xs, ys, action[1])
+            if ys2.successes:
+                continue
+            while xs2.successes and ys2.wounds > 0:
+                kind = CRIT if xs2.crits else NORMAL
+                _, xs2, ys2 = strike(fx, fy, xs2, ys2, kind, chance=False)[0]
+            return action if ys2.wounds == 0 else None
+        return None

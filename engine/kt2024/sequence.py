@@ -1,0 +1,131 @@
+"""One fight sequence (§9.2) as transitions between `Moment`s.
+
+F1 and F2 (the roll and the curse damage) produce the opening pairs; F3 (Duelist) and F4
+(alternation) are moments whose mover takes one action. Who may do what is decided here; what a
+mover chooses is the strategies' business (`decisions` for the heuristics, `optimal` for
+OPTIMAL), so the forward chain and OPTIMAL's backward induction share these transitions.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from . import attack
+from .decisions import Tactics, settled, wise_parry
+from .fight_state import CERTAIN, Moment, Odds, Pair, Status, oriented, times
+from .fighter import Fight, Fighter
+from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
+from .weights import odds_of, power6
+
+Roll = tuple[Odds, int, int, int]
+"""(odds, crits, normals, curse damage taken) of one fighter's F1 + F2."""
+
+
+def opening(fighter: Fighter, opponent: Fighter) -> list[Roll]:
+    """F1 (§5 with ob = false, cursed by the opponent's Curse of Rot) and F2 for one fighter.
+
+    Curse damage is K instances of 1, each with its own Feel No Pain die. All entries share one
+    denominator, so the joint roll of both fighters does too.
+    """
+    retained = attack.retained(
+        fighter.attack_dice(), obscured=False, cursed=opponent.curse_of_rot, devastating=0
+    )
+    entries = [(odds_of(p), c, n, k) for (c, n, k), p in retained.items() if p]
+    depth = max(odds[1] for odds, *_ in entries)
+    fnp = fighter.feel_no_pain
+    extra = max(k for *_, k in entries) if fnp is not None else 0
+    rolls: dict[tuple[int, int, int], int] = {}
+    for (a, d), c, n, k in entries:
+        a *= power6(depth - d)
+        if fnp is None:
+            rolls[(c, n, k)] = rolls.get((c, n, k), 0) + a * power6(extra)
+            continue
+        saved = 7 - fnp
+        for s in range(k + 1):
+            ways = comb(k, s) * saved**s * (6 - saved) ** (k - s) * power6(extra - k)
+            rolls[(c, n, k - s)] = rolls.get((c, n, k - s), 0) + a * ways
+    return [((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items()]
+
+
+class Sequence:
+    """The transitions of one fight's sequences."""
+
+    def __init__(self, fight: Fight) -> None:
+        a, b = fight.fighter_a, fight.fighter_b
+        self.fighters = (a, b)
+        self.first = 0 if fight.options.first_to_act == "A" else 1
+        self.tactics = Tactics(self.fighters)
+        self.rolls = [
+            (times(oa, ob), (ca, na, la), (cb, nb, lb))
+            for oa, ca, na, la in opening(a, b)
+            for ob, cb, nb, lb in opening(b, a)
+        ]
+
+    def begin(self, wounds: tuple[int, int], relics: tuple[int, int]) -> list[tuple[Odds, Pair]]:
+        """F1 + F2 from the sequence's starting wounds: the pairs at F3 (someone may be at 0)."""
+        starts = []
+        for odds, (ca, na, la), (cb, nb, lb) in self.rolls:
+            pair = (
+                Status(ca, na, max(0, wounds[0] - la), relics_used=relics[0]),
+                Status(cb, nb, max(0, wounds[1] - lb), relics_used=relics[1]),
+            )
+            starts.append((odds, pair))
+        return starts
+
+    def opening_moment(self, pair: Pair) -> Moment:
+        return Moment(True, self.first, pair)
+
+    @staticmethod
+    def mover(moment: Moment) -> int:
+        """Whose action it is: during F4 a fighter without unresolved successes passes."""
+        if moment.duel or moment.pair[moment.active].successes:
+            return moment.active
+        return 1 - moment.active
+
+    def candidates(self, moment: Moment) -> tuple[Action | None, ...]:
+        """What the mover may do (§9.8 O1); `None` is no Duelist parry."""
+        x = self.mover(moment)
+        y = 1 - x
+        xs, ys = oriented(moment.pair, x)
+        if moment.duel:
+            if not (self.fighters[x].duelist and xs.successes and ys.successes):
+                return (None,)
+            parries = (CRIT_PARRY, NORMAL_PARRY)
+            return tuple(p for p in parries if can_parry(self.fighters[y], xs, ys, p[1])) or (None,)
+        return tuple(
+            action
+            for action in ACTIONS
+            if (action[0] == "STRIKE" and xs.has(action[1]))
+            or (action[0] == "PARRY" and can_parry(self.fighters[y], xs, ys, action[1]))
+        )
+
+    def heuristic(self, moment: Moment) -> Action | None:
+        """The §9.5 choice of the mover (F3: wiseParry, if it is a Duelist at all)."""
+        x = self.mover(moment)
+        if moment.duel:
+            if self.candidates(moment) == (None,):
+                return None
+            xs, ys = oriented(moment.pair, x)
+            return wise_parry(self.fighters[1 - x], xs, ys)
+        return self.tactics.choose(x, moment.pair, self.fighters[x].strategy)
+
+    def after(self, moment: Moment, action: Action | None) -> list[tuple[Odds, Moment]]:
+        """The moments after the mover's action, with their odds."""
+        x = self.mover(moment)
+        if action is None:
+            outcomes = [(CERTAIN, moment.pair)]
+        else:
+            outcomes = act(self.fighters, x, moment.pair, action)
+        if moment.duel:  # F3: the first fighter's Duelist parry, then the other's, then F4
+            if x == self.first:
+                return [(odds, Moment(True, 1 - x, pair)) for odds, pair in outcomes]
+            return [(odds, Moment(False, self.first, pair)) for odds, pair in outcomes]
+        return [(odds, Moment(False, 1 - x, pair)) for odds, pair in outcomes]
+
+    @staticmethod
+    def over(moment: Moment) -> bool:
+        return not moment.duel and settled(moment.pair)
+
+
+def successes(pair: Pair) -> int:
+    return pair[0].successes + pair[1].successes

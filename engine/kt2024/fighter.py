@@ -7,7 +7,7 @@ the API's camelCase names in snake_case, so the canonical JSON of §11 is produc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .scenario import AttackDice, JustAScratch, SaintlyRelics
@@ -35,10 +35,6 @@ class Fighter(AttackDice):
     half_damage_first_strike: bool = False
     feel_no_pain: int | None = None
     saintly_relics: SaintlyRelics = "NONE"
-
-    def attack_dice(self) -> AttackDice:
-        """The §5 profile alone, so fighters that roll alike share the attack pipeline's memo."""
-        return AttackDice(**{f.name: getattr(self, f.name) for f in fields(AttackDice)})
 
 
 @dataclass(frozen=True)

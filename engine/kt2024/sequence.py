@@ -27,9 +27,7 @@ def opening(fighter: Fighter, opponent: Fighter) -> list[Roll]:
     Curse damage is K instances of 1, each with its own Feel No Pain die. All entries share one
     denominator, so the joint roll of both fighters does too.
     """
-    retained = attack.retained(
-        fighter.attack_dice(), obscured=False, cursed=opponent.curse_of_rot, devastating=0
-    )
+    retained = attack.retained(fighter, obscured=False, cursed=opponent.curse_of_rot)
     entries = [(odds_of(p), c, n, k) for (c, n, k), p in retained.items() if p]
     depth = max(odds[1] for odds, *_ in entries)
     fnp = fighter.feel_no_pain

@@ -1,5 +1,5 @@
 """kt2024 requests: importing this package registers its modes."""
 
-from . import shoot
+from . import fight, shoot
 
-__all__ = ["shoot"]
+__all__ = ["fight", "shoot"]

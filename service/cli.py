@@ -20,7 +20,7 @@ import orjson
 from engine.errors import InputError
 from schema import registry
 
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["service.commands_serve"]
 
 
 def dumps(obj: Any) -> str:

@@ -1,0 +1,66 @@
+"""The GraphQL schema: one `Query` merged from the query classes of each area.
+
+QUERY_CLASSES names them as "module:attribute" and they are imported when the schema is
+built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
+Document-level protections are strawberry extensions: parsed and validated documents are
+cached (ParserCache, ValidationCache), and depth, aliases and tokens are bounded before any
+resolver runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
+
+QUERY_CLASSES: list[str] = [
+    "schema.graphql_kt2024:Kt2024Query",
+    "schema.graphql_rulesets:RulesetQuery",
+]
+
+
+def query_type() -> type:
+    classes = []
+    for path in QUERY_CLASSES:
+        module, _, attribute = path.partition(":")
+        classes.append(getattr(importlib.import_module(module), attribute))
+    return merge_types("Query", tuple(classes))
+
+
+class Schema(strawberry.Schema):
+    """Logs only errors the server caused: a client's bad document or input is its answer,
+    not a server fault (strawberry would log each with a traceback at ERROR)."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        faults = [
+            e
+            for e in errors
+            if e.original_error is not None and not isinstance(e.original_error, GraphQLError)
+        ]
+        if faults:
+            super().process_errors(faults, execution_context)
+
+
+def build_schema(*, max_depth: int, max_aliases: int, max_tokens: int) -> strawberry.Schema:
+    return Schema(
+        query=query_type(),
+        extensions=[
+            ParserCache(maxsize=1024),
+            ValidationCache(maxsize=1024),
+            QueryDepthLimiter(max_depth=max_depth),
+            MaxAliasesLimiter(max_alias_count=max_aliases),
+            MaxTokensLimiter(max_token_count=max_tokens),
+        ],
+    )

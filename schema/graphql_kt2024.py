@@ -1,0 +1,155 @@
+"""GraphQL queries of kt2024: `shoot`, `fight`, bulk `matchups` and `matchupGrid`.
+
+Inputs are derived from the registered modes' pydantic models (`schema.graphql_inputs`), so
+a field added to a model appears here without an edit. Resolvers hand the plain body to the
+service found in the context (`info.context["service"]`), which validates, keys, caches and
+computes exactly as for REST, and raises GraphQL errors carrying the §12 members.
+
+(No `from __future__ import annotations`: the input types are built at import, and strawberry
+reads the resolvers' annotations as the objects themselves.)
+"""
+
+import logging
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+from strawberry.types.unset import UNSET
+
+from schema import registry
+from schema.graphql_inputs import input_type, to_body
+from schema.graphql_types import (
+    FightResult,
+    GridCell,
+    MatchupError,
+    MatchupGrid,
+    MatchupResult,
+    RulesetResult,
+    ShootResult,
+)
+
+log = logging.getLogger("killmath.graphql")
+
+RULESET = "kt2024"
+
+
+def _model(mode: str) -> type | None:
+    found = registry.modes(RULESET).get(mode)
+    return found.model if found is not None else None
+
+
+def _as_result(mode: str | None, answer: Any) -> Any:
+    """A service answer (result or §12 error dict) as a member of the MatchupResult union."""
+    if isinstance(answer, dict):
+        return MatchupError(**answer)
+    if mode == "shoot":
+        return ShootResult.of(answer.output, answer.key, answer.cached)
+    if mode == "fight":
+        return FightResult.of(answer.output, answer.key, answer.cached)
+    return RulesetResult(result=answer.output, canonical_key=answer.key, cached=answer.cached)
+
+
+def build() -> type:
+    """The kt2024 query type, typed by whichever kt2024 modes are registered with a model."""
+    shoot_model, fight_model = _model("shoot"), _model("fight")
+    fields: dict[str, Any] = {}
+    matchup: dict[str, Any] = {"__annotations__": {}}
+
+    if shoot_model is not None:
+        shoot_input = input_type(shoot_model, "Kt2024Shoot")
+
+        async def shoot(info: Info, input: shoot_input) -> ShootResult:
+            answer = await info.context["service"].one(to_body(input), RULESET, "shoot")
+            return ShootResult.of(answer.output, answer.key, answer.cached)
+
+        fields["shoot"] = strawberry.field(resolver=shoot, description="one kt2024 shooting")
+        matchup["__annotations__"]["shoot"] = shoot_input | None
+        matchup["shoot"] = strawberry.field(default=UNSET)
+
+        parts = shoot_model.model_fields
+        attacker_in = input_type(parts["attacker"].annotation, "Kt2024ShootAttacker")
+        defender_in = input_type(parts["defender"].annotation, "Kt2024ShootDefender")
+        options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
+
+        @strawberry.input(description="Overrides laid over every attacker/defender pair")
+        class SituationInput:
+            name: str | None = UNSET
+            attacker: attacker_in | None = UNSET
+            defender: defender_in | None = UNSET
+            options: options_in | None = UNSET
+
+        async def matchup_grid(
+            info: Info,
+            attackers: list[attacker_in],
+            defenders: list[defender_in],
+            situations: list[SituationInput] | None = UNSET,
+            options: options_in | None = UNSET,
+            at_least: list[int] | None = UNSET,
+        ) -> MatchupGrid:
+            body: dict[str, Any] = {
+                "attackers": [to_body(a) for a in attackers],
+                "defenders": [to_body(d) for d in defenders],
+            }
+            if situations:
+                body["situations"] = [to_body(s) for s in situations]
+            if options:
+                body["options"] = to_body(options)
+            if at_least:
+                body["atLeast"] = list(at_least)
+            grid = await info.context["service"].grid(body)
+            return MatchupGrid(
+                at_least=grid["atLeast"],
+                cached_cells=grid["cachedCells"],
+                cells=[GridCell.of(row) for row in grid["cells"]],
+            )
+
+        fields["matchup_grid"] = strawberry.field(
+            resolver=matchup_grid,
+            description="every attacker × defender × situation (kt2024 shooting)",
+        )
+
+    if fight_model is not None:
+        fight_input = input_type(fight_model, "Kt2024Fight")
+
+        async def fight(info: Info, input: fight_input) -> FightResult:
+            answer = await info.context["service"].one(to_body(input), RULESET, "fight")
+            return FightResult.of(answer.output, answer.key, answer.cached)
+
+        fields["fight"] = strawberry.field(resolver=fight, description="one kt2024 fight")
+        matchup["__annotations__"]["fight"] = fight_input | None
+        matchup["fight"] = strawberry.field(default=UNSET)
+
+    matchup["__annotations__"]["envelope"] = JSON | None
+    matchup["envelope"] = strawberry.field(
+        default=UNSET, description="any ruleset's envelope, as `killmath batch` takes it"
+    )
+    matchup_input = strawberry.input(
+        type("MatchupInput", (), matchup),
+        one_of=True,
+        description="exactly one of: a kt2024 shoot, a kt2024 fight, or any envelope",
+    )
+
+    async def matchups(info: Info, inputs: list[matchup_input]) -> list[MatchupResult]:
+        kinds: list[str | None] = []
+        envelopes: list[Any] = []
+        for item in inputs:
+            for kind in ("shoot", "fight"):
+                value = getattr(item, kind, UNSET)
+                if value is not UNSET and value is not None:
+                    kinds.append(kind)
+                    envelopes.append({"ruleset": RULESET, "mode": kind, **to_body(value)})
+                    break
+            else:
+                kinds.append(None)
+                envelopes.append(item.envelope)
+        answers = await info.context["service"].many(envelopes)
+        return [_as_result(kind, answer) for kind, answer in zip(kinds, answers, strict=True)]
+
+    fields["matchups"] = strawberry.field(
+        resolver=matchups, description="many matchups at once; a bad one gets a MatchupError"
+    )
+    return strawberry.type(type("Kt2024Query", (), fields), name="Kt2024Query")
+
+
+Kt2024Query = build()

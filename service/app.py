@@ -1,0 +1,91 @@
+"""The Starlette application: routes from `service.routes_*` modules, one middleware, errors.
+
+Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES, so another
+area (the catalog) adds its routes without touching this file's logic. `create_app` is also
+the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
+connection and engine pool from the environment.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+
+from service import logs
+from service.cache import LRU, Breaker, Cache, RedisTier
+from service.compute import Computer
+from service.http import JSONResponse
+from service.middleware import ServiceMiddleware
+from service.settings import Settings, from_environment
+
+ROUTE_MODULES: list[str] = [
+    "service.routes_compute",
+    "service.routes_graphql",
+    "service.routes_health",
+    "service.openapi",
+]
+
+log = logging.getLogger("killmath.app")
+
+
+def build_cache(settings: Settings) -> Cache:
+    l2 = None
+    if settings.redis_url:
+        l2 = RedisTier(
+            settings.redis_url,
+            ttl=settings.cache_ttl,
+            timeout=settings.redis_timeout,
+            pool_size=settings.redis_pool_size,
+            breaker=Breaker(settings.breaker_failures, settings.breaker_cooldown),
+        )
+    return Cache(LRU(settings.cache_entries), l2)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 in the service's error shape."""
+    assert isinstance(exc, HTTPException)
+    body = {"error": {"code": "INVALID_INPUT", "field": "", "message": exc.detail}}
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+async def unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error")
+    body = {"error": {"code": "INTERNAL", "field": "", "message": "internal error"}}
+    return JSONResponse(body, status_code=500)
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or from_environment()
+    logs.configure(settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.computer = Computer(
+            build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
+        )
+        try:
+            yield
+        finally:
+            await app.state.computer.close()
+
+    routes = [r for m in ROUTE_MODULES for r in importlib.import_module(m).routes]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)],
+        exception_handlers={
+            HTTPException: http_error,
+            Exception: unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.openapi = None
+    return app

@@ -1,0 +1,211 @@
+"""Two cache tiers behind one interface: an in-process LRU and an optional shared Redis.
+
+Keys are the engines' canonical cache keys, which carry the engine version, so an upgraded
+engine never reads an older engine's answers. In Redis an entry is stored under a short digest
+of that key, and its value (orjson) repeats the full key: a read whose key does not match, or
+whose bytes do not parse, is a miss, so a corrupted or colliding entry is recomputed, never
+served.
+
+Redis is an optimisation, never a dependency: every call has a hard time limit, and after a
+few consecutive failures a circuit breaker stops asking until a cool-down has passed. A failed
+or skipped Redis call reads as a miss and writes are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from service import metrics
+
+log = logging.getLogger("killmath.cache")
+
+Output = dict[str, Any]
+
+
+def redis_key(cache_key: str) -> str:
+    """The Redis key of a canonical key: short, fixed length, stable across processes."""
+    return "killmath:" + hashlib.blake2b(cache_key.encode(), digest_size=20).hexdigest()
+
+
+def encode(cache_key: str, output: Output) -> bytes:
+    return orjson.dumps({"k": cache_key, "v": output})
+
+
+def decode(cache_key: str, raw: bytes | None) -> Output | None:
+    """The stored output, or None if absent, unreadable or stored for another key."""
+    if raw is None:
+        return None
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(entry, dict) or entry.get("k") != cache_key:
+        return None
+    value = entry.get("v")
+    return value if isinstance(value, dict) else None
+
+
+class LRU:
+    """The L1 tier: a bounded in-process mapping, least recently used evicted first."""
+
+    def __init__(self, entries: int) -> None:
+        self.entries = entries
+        self._data: OrderedDict[str, Output] = OrderedDict()
+
+    def get(self, key: str) -> Output | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: Output) -> None:
+        if self.entries == 0:
+            return
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.entries:
+            self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class Breaker:
+    """Opens after `failures` consecutive failures; half-opens after `cooldown` seconds."""
+
+    def __init__(self, failures: int, cooldown: float) -> None:
+        self.failures = failures
+        self.cooldown = cooldown
+        self._consecutive = 0
+        self._opened_at: float | None = None
+
+    def allows(self) -> bool:
+        if self._opened_at is None:
+            return True
+        if time.monotonic() - self._opened_at >= self.cooldown:
+            self._opened_at = None  # half-open: the next call decides
+            self._consecutive = self.failures - 1
+            return True
+        return False
+
+    def succeeded(self) -> None:
+        self._consecutive = 0
+        self._opened_at = None
+
+    def failed(self) -> None:
+        self._consecutive += 1
+        if self._consecutive >= self.failures and self._opened_at is None:
+            self._opened_at = time.monotonic()
+            log.warning("redis circuit opened", extra={"cooldown": self.cooldown})
+
+
+class RedisTier:
+    """The L2 tier: MGET and pipelined SET with a TTL, each call bounded by `timeout`."""
+
+    def __init__(
+        self, url: str, *, ttl: int, timeout: float, pool_size: int, breaker: Breaker
+    ) -> None:
+        self.ttl = ttl
+        self.timeout = timeout
+        self.breaker = breaker
+        self.client = Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+            max_connections=pool_size,
+        )
+
+    async def _call(self, what: str, operation: Any) -> Any:
+        """Run a coroutine factory under the breaker and the time limit; None on failure."""
+        if not self.breaker.allows():
+            metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
+            return None
+        try:
+            async with asyncio.timeout(self.timeout):
+                result = await operation()
+        except Exception as exc:  # any Redis trouble (timeouts included) is a miss
+            self.breaker.failed()
+            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+            log.warning("redis %s failed: %r", what, exc)
+            return None
+        self.breaker.succeeded()
+        return result
+
+    async def get_many(self, keys: Sequence[str]) -> list[Output | None]:
+        raws = await self._call("mget", lambda: self.client.mget([redis_key(k) for k in keys]))
+        if raws is None:
+            return [None] * len(keys)
+        return [decode(k, raw) for k, raw in zip(keys, raws, strict=True)]
+
+    async def put_many(self, items: Mapping[str, Output]) -> None:
+        async def write() -> None:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for key, value in items.items():
+                    pipe.set(redis_key(key), encode(key, value), ex=self.ttl)
+                await pipe.execute()
+
+        await self._call("set", write)
+
+    async def ping(self) -> bool:
+        return bool(await self._call("ping", self.client.ping))
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+class Cache:
+    """L1 then L2 lookup; writes go to both. Counts hits and misses per tier."""
+
+    def __init__(self, l1: LRU, l2: RedisTier | None) -> None:
+        self.l1 = l1
+        self.l2 = l2
+
+    async def get_many(self, keys: Iterable[str]) -> dict[str, Output]:
+        """The cached outputs among `keys` (absent keys are misses)."""
+        found: dict[str, Output] = {}
+        missing: list[str] = []
+        for key in keys:
+            value = self.l1.get(key)
+            if value is None:
+                missing.append(key)
+            else:
+                found[key] = value
+        metrics.CACHE.labels(tier="l1", result="hit").inc(len(found))
+        metrics.CACHE.labels(tier="l1", result="miss").inc(len(missing))
+        if missing and self.l2 is not None:
+            values = await self.l2.get_many(missing)
+            hits = 0
+            for key, value in zip(missing, values, strict=True):
+                if value is not None:
+                    found[key] = value
+                    self.l1.put(key, value)
+                    hits += 1
+            metrics.CACHE.labels(tier="l2", result="hit").inc(hits)
+            metrics.CACHE.labels(tier="l2", result="miss").inc(len(missing) - hits)
+        return found
+
+    async def put_many(self, items: Mapping[str, Output]) -> None:
+        for key, value in items.items():
+            self.l1.put(key, value)
+        if items and self.l2 is not None:
+            await self.l2.put_many(items)
+
+    async def ready(self) -> bool:
+        """True when there is no L2, or it answers a PING."""
+        return self.l2 is None or await self.l2.ping()
+
+    async def close(self) -> None:
+        if self.l2 is not None:
+            await self.l2.close()

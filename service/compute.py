@@ -1,0 +1,226 @@
+"""Turning envelopes into answers: validate, key, look up, compute once, store.
+
+Engine work runs in a bounded thread pool so the event loop keeps answering (health checks,
+cache hits) while a grid computes. Misses are single-flight per process: the first request to
+miss a key starts its computation as a task of its own and every concurrent request for that
+key awaits the same future. The task is shielded from the requests, so a request that runs out
+of its time budget answers TIMEOUT while the computation still finishes and fills the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from engine.errors import InputError
+from schema import references, registry
+from schema.registry import Mode
+from service import metrics
+from service.cache import Cache, Output
+
+T = TypeVar("T")
+
+# scenarios per pool task: amortises the hand-off without starving other requests for long
+CHUNK = 32
+
+
+class BudgetExceeded(Exception):
+    """The request's time budget ran out (HTTP 503, code TIMEOUT)."""
+
+    def __init__(self, budget: float) -> None:
+        super().__init__(f"the computation exceeded the time budget of {budget:g} s")
+        self.budget = budget
+
+    def as_json(self) -> dict[str, object]:
+        return {"code": "TIMEOUT", "field": "", "message": str(self)}
+
+
+@dataclass(frozen=True)
+class Job:
+    """A validated scenario and its canonical cache key."""
+
+    mode: Mode
+    scenario: Any
+    key: str
+
+
+@dataclass(frozen=True)
+class Result:
+    key: str
+    output: Output
+    cached: bool
+
+
+def prepare(envelope: Any, mode: str | None = None) -> Job:
+    """Expand catalog references, validate, key. Raises InputError."""
+    handler, scenario = registry.resolve(references.expand(envelope), mode)
+    return Job(handler, scenario, handler.cache_key(scenario))
+
+
+def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job | InputError]:
+    """`prepare` for many envelopes; a bad one yields its error in place."""
+    jobs: list[Job | InputError] = []
+    for envelope in envelopes:
+        try:
+            jobs.append(prepare(envelope, mode))
+        except InputError as exc:
+            jobs.append(exc)
+    return jobs
+
+
+def evaluate_chunk(jobs: Sequence[Job]) -> list[Output | InputError]:
+    """Evaluate in a pool thread, timing each scenario for the compute metric."""
+    outputs: list[Output | InputError] = []
+    for job in jobs:
+        started = time.perf_counter()
+        try:
+            outputs.append(job.mode.evaluate(job.scenario))
+        except InputError as exc:  # a cross-field rule only the engine checks
+            outputs.append(exc)
+        metrics.COMPUTE.labels(job.mode.ruleset, job.mode.name).observe(
+            time.perf_counter() - started
+        )
+    return outputs
+
+
+class Computer:
+    """The cache, the pool, the single-flight table and the time budget of one process."""
+
+    def __init__(self, cache: Cache, *, pool_size: int, time_budget: float) -> None:
+        self.cache = cache
+        self.time_budget = time_budget
+        self.pool = ThreadPoolExecutor(pool_size, thread_name_prefix="killmath-engine")
+        self.inflight: dict[str, asyncio.Future[Output]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def in_pool(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def within_budget(self, work: Awaitable[T]) -> T:
+        """Await `work`, raising BudgetExceeded once the time budget is spent."""
+        try:
+            async with asyncio.timeout(self.time_budget):
+                return await work
+        except TimeoutError:
+            raise BudgetExceeded(self.time_budget) from None
+
+    async def results(self, jobs: Sequence[Job]) -> list[Result | InputError]:
+        """The answer of every job, in order: from the cache, a running computation or a new one."""
+        keys = list(dict.fromkeys(job.key for job in jobs))
+        found = await self.cache.get_many(keys)
+        waiting: dict[str, asyncio.Future[Output]] = {}
+        mine: dict[str, Job] = {}
+        by_key = {job.key: job for job in jobs}
+        loop = asyncio.get_running_loop()
+        for key in keys:
+            if key in found:
+                continue
+            if key in self.inflight:
+                waiting[key] = self.inflight[key]
+            else:
+                future: asyncio.Future[Output] = loop.create_future()
+                self.inflight[key] = waiting[key] = future
+                mine[key] = by_key[key]
+        if mine:
+            task = asyncio.create_task(self._compute(list(mine.values())))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        computed: dict[str, Output | InputError] = {}
+        for key, future in waiting.items():
+            try:
+                computed[key] = await asyncio.shield(future)
+            except InputError as exc:
+                computed[key] = exc
+        answers: list[Result | InputError] = []
+        for job in jobs:
+            if job.key in found:
+                answers.append(Result(job.key, found[job.key], True))
+            elif isinstance(computed[job.key], InputError):
+                answers.append(computed[job.key])
+            else:
+                answers.append(Result(job.key, computed[job.key], False))
+        return answers
+
+    async def _compute(self, jobs: list[Job]) -> None:
+        """Compute chunk by chunk, settling futures and filling the cache as chunks finish."""
+        loop = asyncio.get_running_loop()
+        chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
+        pending = {
+            loop.run_in_executor(self.pool, evaluate_chunk, chunk): chunk for chunk in chunks
+        }
+        try:
+            while pending:
+                done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for finished in done:
+                    chunk = pending.pop(finished)
+                    await self._settle(chunk, finished)
+        finally:
+            for chunk in pending.values():
+                self._fail(chunk, RuntimeError("computation abandoned"))
+
+    async def _settle(self, chunk: list[Job], finished: asyncio.Future[Any]) -> None:
+        if finished.exception() is not None:
+            self._fail(chunk, finished.exception())
+            return
+        store: dict[str, Output] = {}
+        for job, output in zip(chunk, finished.result(), strict=True):
+            future = self.inflight.pop(job.key)
+            if isinstance(output, InputError):
+                future.set_exception(output)
+            else:
+                future.set_result(output)
+                store[job.key] = output
+        await self.cache.put_many(store)
+
+    def _fail(self, chunk: list[Job], exc: BaseException) -> None:
+        for job in chunk:
+            future = self.inflight.pop(job.key, None)
+            if future is not None and not future.done():
+                future.set_exception(exc)
+                future.exception()  # retrieved: waiters re-raise it, nobody else logs it
+
+    async def one(self, envelope: Any, mode: str | None = None) -> Result:
+        """One envelope, validated inline (cheap) and answered within the budget."""
+        job = prepare(envelope, mode)
+        (answer,) = await self.within_budget(self.results([job]))
+        if isinstance(answer, InputError):
+            raise answer
+        return answer
+
+    async def many(
+        self, envelopes: Sequence[Any], mode: str | None = None
+    ) -> list[Result | InputError]:
+        """Many envelopes: validated in the pool (it adds up), answered within one budget."""
+
+        async def work() -> list[Result | InputError]:
+            prepared = await self.in_pool(prepare_each, envelopes, mode)
+            jobs = [p for p in prepared if isinstance(p, Job)]
+            answers = iter(await self.results(jobs))
+            return [p if isinstance(p, InputError) else next(answers) for p in prepared]
+
+        return await self.within_budget(work())
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        await self.cache.close()
+
+
+def result_body(result: Result) -> dict[str, Any]:
+    """An answer with the two service members of kt2024.md §10 added."""
+    return {**result.output, "canonicalKey": result.key, "cached": result.cached}
+
+
+def error_body(error: InputError | BudgetExceeded) -> dict[str, Any]:
+    return {"error": error.as_json()}
+
+
+def mapping_or_error(value: Any, field: str = "") -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError("INVALID_INPUT", field, "must be a JSON object")
+    return value

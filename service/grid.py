@@ -1,0 +1,186 @@
+"""Matchup grids: every attacker profile × every defender profile × every situation.
+
+A grid is many kt2024 shoot scenarios that share their parts, answered cell by cell through
+the same cache as single requests (one canonical key per cell, bulk MGET/SET). A situation is
+a partial override of the attacker, the defender and the options (cover, obscured, a ploy), laid
+over each profile pair, so "with and without cover" is two situations, not twice the profiles.
+
+Each cell reports expected damage, kill probability and P(damage ≥ k) for the requested k.
+Where the request names no k, the grid reports k = 1 … the largest defender `wounds` given
+(12, the default, if none is given): a player reading a grid asks "how likely do I get this
+many wounds through", and the wounds line is where that question ends.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from bisect import bisect_left
+from fractions import Fraction
+from itertools import accumulate
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from engine.errors import InputError
+from schema.errors import from_validation_error
+from service.compute import Job, prepare
+
+DEFAULT_WOUNDS = 12
+MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
+Profile = dict[str, Any]
+
+
+class Situation(BaseModel):
+    """Overrides laid over every attacker/defender pair (later members win)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str | None = None
+    attacker: Profile = Field(default_factory=dict)
+    defender: Profile = Field(default_factory=dict)
+    options: Profile = Field(default_factory=dict)
+
+
+class GridRequest(BaseModel):
+    """`POST /v1/grid` and GraphQL `matchupGrid`: kt2024 shoot over profile lists."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    ruleset: Literal["kt2024"] = "kt2024"
+    mode: Literal["shoot"] = "shoot"
+    attackers: list[Profile] = Field(min_length=1)
+    defenders: list[Profile] = Field(min_length=1)
+    situations: list[Situation] = Field(default_factory=lambda: [Situation()], min_length=1)
+    options: Profile = Field(default_factory=dict)
+    atLeast: list[Annotated[StrictInt, Field(ge=1, le=MAX_THRESHOLD)]] | None = Field(
+        None, max_length=100, description="the k of P(damage ≥ k); default 1 … max wounds"
+    )
+
+    def cells(self) -> int:
+        return len(self.attackers) * len(self.defenders) * len(self.situations)
+
+    def thresholds(self) -> list[int]:
+        if self.atLeast is not None:
+            return sorted(set(self.atLeast))
+        wounds = [d.get("wounds", DEFAULT_WOUNDS) for d in self.defenders]
+        top = max((w for w in wounds if isinstance(w, int)), default=DEFAULT_WOUNDS)
+        return list(range(1, min(max(top, 1), MAX_THRESHOLD) + 1))
+
+
+def parse(body: Any, max_cells: int) -> GridRequest:
+    """Validate the grid's shape and size (the profiles are validated cell by cell)."""
+    try:
+        grid = GridRequest.model_validate(body)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+    if grid.cells() > max_cells:
+        raise InputError(
+            "LIMIT_EXCEEDED",
+            "attackers",
+            f"attackers × defenders × situations is {grid.cells()}, at most {max_cells} cells",
+            max_cells,
+        )
+    return grid
+
+
+def envelopes(grid: GridRequest) -> list[tuple[tuple[int, int, int], dict[str, Any]]]:
+    """Every cell's (attacker, defender, situation) index and its shoot envelope."""
+    out = []
+    for a, attacker in enumerate(grid.attackers):
+        for d, defender in enumerate(grid.defenders):
+            for s, situation in enumerate(grid.situations):
+                envelope = {
+                    "ruleset": grid.ruleset,
+                    "mode": grid.mode,
+                    "attacker": {**attacker, **situation.attacker},
+                    "defender": {**defender, **situation.defender},
+                    "options": {**grid.options, **situation.options},
+                }
+                out.append(((a, d, s), envelope))
+    return out
+
+
+def _where(error: InputError, index: tuple[int, int, int], grid: GridRequest) -> InputError:
+    """Re-point a cell's error at the request member it came from (`attackers.2.hit`)."""
+    a, d, s = index
+    part, _, rest = error.field.partition(".")
+    first = rest.partition(".")[0]
+    situation = grid.situations[s]
+    if part == "attacker":
+        field = f"situations.{s}.attacker" if first in situation.attacker else f"attackers.{a}"
+    elif part == "defender":
+        field = f"situations.{s}.defender" if first in situation.defender else f"defenders.{d}"
+    elif part == "options":
+        field = f"situations.{s}.options" if first in situation.options else "options"
+    else:
+        return error
+    return InputError(error.code, f"{field}.{rest}" if rest else field, error.message, error.limit)
+
+
+def prepare_cells(grid: GridRequest) -> list[Job]:
+    """Validate and key every cell; the first bad cell fails the grid with a located error."""
+    jobs = []
+    for index, envelope in envelopes(grid):
+        try:
+            jobs.append(prepare(envelope))
+        except InputError as exc:
+            raise _where(exc, index, grid) from None
+    return jobs
+
+
+def cell(index: tuple[int, int, int], output: dict[str, Any], thresholds: list[int]) -> dict:
+    """One cell: indices, expected damage, kill probability, P(damage ≥ k) per threshold.
+
+    Exact members appear when the cell's options asked for exact output.
+    """
+    a, d, s = index
+    exact = "expectedDamageExact" in output
+    row: dict[str, Any] = {"attacker": a, "defender": d, "situation": s}
+    for name in ("expectedDamage", "killProbability"):
+        row[name] = output[name]
+        if exact:
+            row[name + "Exact"] = output[name + "Exact"]
+    distribution = output["damageDistribution"]
+    values = [e["value"] for e in distribution]
+    tails = list(accumulate(reversed([e["probability"] for e in distribution])))[::-1]
+    exact_tails = None
+    if exact:
+        exact_tails = list(accumulate(reversed([Fraction(e["exact"]) for e in distribution])))
+        exact_tails.reverse()
+    at_least = []
+    for k in thresholds:
+        i = bisect_left(values, k)
+        entry: dict[str, Any] = {"k": k}
+        if exact_tails is not None:
+            p = exact_tails[i] if i < len(values) else Fraction(0)
+            entry["probability"] = float(p)
+            entry["exact"] = f"{p.numerator}/{p.denominator}"
+        else:
+            entry["probability"] = min(1.0, tails[i]) if i < len(values) else 0.0
+        at_least.append(entry)
+    row["damageAtLeast"] = at_least
+    return row
+
+
+def to_csv(rows: list[dict[str, Any]], thresholds: list[int]) -> str:
+    """One line per cell; `damageAtLeastK` columns follow the scalar columns."""
+    exact = any("expectedDamageExact" in row for row in rows)
+    scalars = ["expectedDamage", "killProbability"]
+    if exact:
+        scalars += ["expectedDamageExact", "killProbabilityExact"]
+    header = ["attacker", "defender", "situation", *scalars]
+    header += [f"damageAtLeast{k}" for k in thresholds]
+    if exact:
+        header += [f"damageAtLeast{k}Exact" for k in thresholds]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        line = [row["attacker"], row["defender"], row["situation"]]
+        line += [row.get(name, "") for name in scalars]
+        line += [e["probability"] for e in row["damageAtLeast"]]
+        if exact:
+            line += [e.get("exact", "") for e in row["damageAtLeast"]]
+        writer.writerow(line)
+    return buffer.getvalue()

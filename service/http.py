@@ -1,0 +1,63 @@
+"""Request and response helpers shared by the REST routes.
+
+Bodies are parsed and responses rendered with orjson (the service's hot path); every failure
+a client can cause maps to the §12 error body with its status, never to a 500.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from engine.errors import HTTP_STATUS, InputError
+from service.compute import BudgetExceeded, Computer
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+async def json_body(request: Request) -> Any:
+    """The parsed JSON body, or INVALID_INPUT naming what is wrong with it."""
+    raw = await request.body()
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
+
+
+def error_response(error: InputError | BudgetExceeded) -> JSONResponse:
+    status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
+    return JSONResponse({"error": error.as_json()}, status_code=status)
+
+
+def computer(request: Request) -> Computer:
+    return request.app.state.computer
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def answers_errors(endpoint: Endpoint) -> Endpoint:
+    """Turn the client's errors into their §12 responses.
+
+    Done here rather than with Starlette exception handlers because InputError is a frozen
+    dataclass and Starlette's handler machinery writes to the exception it handles.
+    """
+
+    @functools.wraps(endpoint)
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except (InputError, BudgetExceeded) as exc:
+            return error_response(exc)
+
+    return wrapped

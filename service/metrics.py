@@ -1,0 +1,44 @@
+"""Prometheus metrics of one process, in a registry of their own (`/metrics` serves it).
+
+Route labels are route templates (`/v1/shoot`), never raw paths, so a scan of random URLs
+cannot grow the label set.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+REQUESTS = Counter(
+    "killmath_http_requests",
+    "HTTP requests by route, method and status",
+    ["route", "method", "status"],
+    registry=REGISTRY,
+)
+LATENCY = Histogram(
+    "killmath_http_request_duration_seconds",
+    "HTTP request latency by route",
+    ["route"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+    registry=REGISTRY,
+)
+CACHE = Counter(
+    "killmath_cache_lookups",
+    "Cache lookups by tier (l1, l2) and result (hit, miss)",
+    ["tier", "result"],
+    registry=REGISTRY,
+)
+COMPUTE = Histogram(
+    "killmath_engine_compute_seconds",
+    "Engine time per computed (uncached) scenario",
+    ["ruleset", "mode"],
+    buckets=(1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1, 5, 30),
+    registry=REGISTRY,
+)
+REDIS_ERRORS = Counter(
+    "killmath_redis_errors",
+    "Redis calls that failed or were skipped by the open circuit, by kind",
+    ["kind"],
+    registry=REGISTRY,
+)

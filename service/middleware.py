@@ -1,0 +1,104 @@
+"""One pure-ASGI middleware for what every request needs: a request id, a body size limit,
+metrics and an access log line.
+
+The body limit is enforced twice: a declared `Content-Length` above it is refused before the
+body is read, and a streamed body is counted as it arrives, so a chunked upload cannot slip
+past. Either way the client gets 413 with the §12 error shape.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service import metrics
+from service.logs import REQUEST_ID
+
+log = logging.getLogger("killmath.access")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def _too_large(limit: int, request_id: str) -> tuple[Message, Message]:
+    message = f"the request body exceeds {limit} bytes"
+    error = {"code": "LIMIT_EXCEEDED", "field": "", "message": message, "limit": limit}
+    body = orjson.dumps({"error": error})
+    start: Message = {
+        "type": "http.response.start",
+        "status": 413,
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"x-request-id", request_id.encode()),
+        ],
+    }
+    return start, {"type": "http.response.body", "body": body}
+
+
+class ServiceMiddleware:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope["headers"])
+        request_id = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or uuid.uuid4().hex
+        token = REQUEST_ID.set(request_id)
+        status = 500
+        response_started = False
+        received = 0
+
+        async def counted_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise BodyTooLarge
+            return message
+
+        async def tagged_send(message: Message) -> None:
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                response_started = True
+                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            declared = headers.get(b"content-length")
+            too_long = declared is not None and (
+                not declared.isdigit() or int(declared) > self.max_body_bytes
+            )
+            if too_long:
+                raise BodyTooLarge
+            await self.app(scope, counted_receive, tagged_send)
+        except BodyTooLarge:
+            if response_started:
+                raise
+            status = 413
+            for message in _too_large(self.max_body_bytes, request_id):
+                await send(message)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", "unmatched")
+            metrics.REQUESTS.labels(route, scope["method"], str(status)).inc()
+            metrics.LATENCY.labels(route).observe(elapsed)
+            log.info(
+                "%s %s %d",
+                scope["method"],
+                scope["path"],
+                status,
+                extra={"status": status, "route": route, "durationMs": round(elapsed * 1e3, 3)},
+            )
+            REQUEST_ID.reset(token)

@@ -1,0 +1,38 @@
+"""Operational routes: liveness, readiness and Prometheus metrics.
+
+Readiness answers 200 whenever this process can serve, and reports Redis separately: the
+service computes without Redis (every lookup is then a miss), so a Redis outage must not
+take every replica out of the load balancer at once. `redis` is "ok", "unavailable" or
+"disabled" (no KILLMATH_REDIS_URL).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from service import metrics
+from service.http import JSONResponse, computer
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    cache = computer(request).cache
+    redis = "disabled" if cache.l2 is None else "ok" if await cache.l2.ping() else "unavailable"
+    return JSONResponse({"status": "ready", "redis": redis})
+
+
+async def prometheus(request: Request) -> Response:
+    return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+routes = [
+    Route("/healthz", healthz, methods=["GET"]),
+    Route("/readyz", readyz, methods=["GET"]),
+    Route("/metrics", prometheus, methods=["GET"]),
+]

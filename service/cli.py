@@ -18,9 +18,9 @@ from typing import Any, TextIO
 import orjson
 
 from engine.errors import InputError
-from schema import registry
+from schema import references, registry
 
-COMMAND_MODULES: list[str] = ["service.commands_serve"]
+COMMAND_MODULES: list[str] = ["service.commands_serve", "service.commands_catalog"]
 
 
 def dumps(obj: Any) -> str:
@@ -35,7 +35,7 @@ def evaluate_line(line: str | bytes, mode: str | None = None) -> tuple[dict[str,
         error = InputError("INVALID_INPUT", "", f"not valid JSON: {exc}")
         return {"error": error.as_json()}, False
     try:
-        return registry.run(envelope, mode), True
+        return registry.run(references.expand(envelope), mode), True
     except InputError as exc:
         return {"error": exc.as_json()}, False
 

@@ -25,109 +25,18 @@ from collections.abc import Callable
 from typing import Any
 
 from locust import FastHttpUser, between, events, task
-
-Profile = dict[str, Any]
-Envelope = dict[str, Any]
-
-POOL_SEED = 2024
-REROLLS = ("NONE", "NONE", "NONE", "BALANCED", "CEASELESS", "RELENTLESS")
-STRATEGIES = ("MAX_DAMAGE", "MAX_DAMAGE", "STRIKE", "PARRY", "MIN_DAMAGE_TO_SELF", "OPTIMAL")
-
-
-# --- profiles a real kill team would field -----------------------------------------------
-
-
-def attacker(rng: random.Random) -> Profile:
-    """A ranged weapon profile: mostly 4–5 attacks, some heavy weapons, common weapon rules."""
-    profile: Profile = {
-        "attacks": rng.choice((3, 4, 4, 4, 5, 5, 6, 6, 8, 10)),
-        "hit": rng.choice((2, 3, 3, 3, 4, 4, 5)),
-        "normalDamage": rng.choice((2, 3, 3, 3, 4, 4, 5)),
-    }
-    profile["criticalDamage"] = profile["normalDamage"] + rng.choice((1, 1, 2, 2, 3))
-    rules: list[Callable[[], Profile]] = [
-        lambda: {"lethal": 5},
-        lambda: {"piercing": rng.choice((1, 1, 2))},
-        lambda: {"piercingCrits": 1},
-        lambda: {"devastating": rng.choice((1, 2, 3))},
-        lambda: {"accurate": 1},
-        lambda: {"reroll": rng.choice(REROLLS)},
-        lambda: {"punishing": True},
-        lambda: {"rending": True},
-        lambda: {"severe": True},
-        lambda: {"saturate": True},
-    ]
-    for rule in rng.sample(rules, k=rng.choice((0, 1, 1, 2, 2, 3))):
-        profile.update(rule())
-    return profile
-
-
-def defender(rng: random.Random) -> Profile:
-    """A target operative: save 2+–5+, 7–18 wounds, sometimes cover or Feel No Pain."""
-    profile: Profile = {
-        "save": rng.choice((2, 3, 3, 3, 4, 4, 5)),
-        "wounds": rng.choice((7, 8, 8, 9, 10, 12, 13, 14, 15, 18)),
-    }
-    if rng.random() < 0.3:
-        profile["coverSaves"] = 1
-    if rng.random() < 0.15:
-        profile["feelNoPain"] = rng.choice((5, 6))
-    if rng.random() < 0.1:
-        profile["invulnerableSave"] = rng.choice((4, 5))
-    return profile
-
-
-def shoot(rng: random.Random) -> Envelope:
-    return {
-        "attacker": attacker(rng),
-        "defender": defender(rng),
-        "options": {"rounds": rng.choice((1, 1, 1, 1, 2, 3))},
-    }
-
-
-def fighter(rng: random.Random) -> Profile:
-    """A melee profile: 3–5 attacks (OPTIMAL, the expensive strategy, now and then)."""
-    normal = rng.choice((3, 4, 4, 5))
-    profile: Profile = {
-        "attacks": rng.choice((3, 4, 4, 5)),
-        "hit": rng.choice((2, 3, 3, 4)),
-        "normalDamage": normal,
-        "criticalDamage": normal + rng.choice((1, 2)),
-        "wounds": rng.choice((8, 9, 10, 12, 14)),
-        "strategy": rng.choice(STRATEGIES),
-    }
-    extra = rng.choice(({}, {}, {"lethal": 5}, {"brutal": True}, {"shock": True}))
-    return {**profile, **extra}
-
-
-def fight(rng: random.Random) -> Envelope:
-    return {"fighterA": fighter(rng), "fighterB": fighter(rng), "options": {}}
-
-
-class Popular:
-    """A fixed pool of scenarios drawn with Zipf-like weights: a few are asked very often."""
-
-    def __init__(self, make: Callable[[random.Random], Envelope], size: int, seed: int) -> None:
-        rng = random.Random(seed)
-        self.items = [make(rng) for _ in range(size)]
-        self.weights = [1.0 / (rank + 1) for rank in range(size)]
-
-    def draw(self, rng: random.Random) -> Envelope:
-        return rng.choices(self.items, self.weights)[0]
-
-
-POPULAR_SHOOTS = Popular(shoot, 300, POOL_SEED)
-POPULAR_FIGHTS = Popular(fight, 60, POOL_SEED + 1)
-# A list builder's world: the weapons and operatives of a few kill teams.
-_roster = random.Random(POOL_SEED + 2)
-ROSTER_ATTACKERS = [attacker(_roster) for _ in range(24)]
-ROSTER_DEFENDERS = [defender(_roster) for _ in range(16)]
-SITUATIONS = [
-    {"name": "open"},
-    {"name": "cover", "defender": {"coverSaves": 1}},
-    {"name": "obscured", "attacker": {"obscured": True}},
-]
-
+from scenarios import (
+    POPULAR_FIGHTS,
+    POPULAR_SHOOTS,
+    ROSTER_ATTACKERS,
+    ROSTER_DEFENDERS,
+    SITUATIONS,
+    Envelope,
+    attacker,
+    defender,
+    fight,
+    shoot,
+)
 
 # --- response checks ---------------------------------------------------------------------
 
@@ -147,7 +56,7 @@ def _check(response: Any, ok: Callable[[Any], bool], what: str) -> None:
 
 
 def _is_shoot(body: Any) -> bool:
-    return isinstance(body, dict) and "expectedDamage" in body and "damageDistribution" in body
+    return isinstance(body, dict) and "expectedDamage" in body and "killProbability" in body
 
 
 def _is_fight(body: Any) -> bool:
@@ -163,14 +72,35 @@ def _graphql_ok(field: str, ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
 
 
 SHOOT_QUERY = """
-query Shoot($input: ShootInput!) {
-  shoot(input: $input) { expectedDamage killProbability canonicalKey cached
-    damageDistribution { value probability } }
+query Shoot($input: Kt2024ShootInput!) {
+  shoot(input: $input) {
+    expectedDamage killProbability canonicalKey cached
+    damageDistribution { value probability }
+  }
 }"""
 MATCHUPS_QUERY = """
 query Matchups($inputs: [MatchupInput!]!) {
-  matchups(inputs: $inputs) { expectedDamage killProbability canonicalKey cached }
+  matchups(inputs: $inputs) {
+    ... on ShootResult { expectedDamage killProbability canonicalKey cached }
+    ... on MatchupError { code field message }
+  }
 }"""
+GRID_QUERY = """
+query Grid(
+  $attackers: [Kt2024ShootAttackerInput!]!
+  $defenders: [Kt2024ShootDefenderInput!]!
+  $situations: [SituationInput!]
+) {
+  matchupGrid(attackers: $attackers, defenders: $defenders, situations: $situations) {
+    cachedCells
+    cells { attacker defender situation expectedDamage killProbability
+      damageAtLeast { k probability } }
+  }
+}"""
+
+
+def _all_shoots(count: int) -> Callable[[Any], bool]:
+    return lambda rows: isinstance(rows, list) and len(rows) == count and all(map(_is_shoot, rows))
 
 
 # --- the three clients -------------------------------------------------------------------
@@ -226,30 +156,40 @@ class ListBuilder(FastHttpUser):
 
     @task(3)
     def graphql_matchups(self) -> None:
-        inputs = [self._matchup() for _ in range(50)]
+        inputs = [{"shoot": self._matchup()} for _ in range(50)]
         payload = {"query": MATCHUPS_QUERY, "variables": {"inputs": inputs}}
         with self.client.post(
             "/graphql", json=payload, name="/graphql matchups", catch_response=True
         ) as r:
-            _check(r, _graphql_ok("matchups", lambda rows: len(rows) == 50), "matchups")
+            _check(r, _graphql_ok("matchups", _all_shoots(50)), "matchups")
 
     @task(2)
     def rest_batch(self) -> None:
         envelopes = [{"mode": "shoot", **self._matchup()} for _ in range(100)]
         with self.client.post("/v1/batch", json=envelopes, catch_response=True) as r:
-            _check(r, lambda rows: len(rows) == 100 and all(map(_is_shoot, rows)), "batch")
+            _check(r, _all_shoots(100), "batch")
 
-    @task(1)
-    def team_grid(self) -> None:
-        body = {
+    def _team_grid(self) -> dict[str, Any]:
+        return {
             "attackers": self.rng.sample(ROSTER_ATTACKERS, 8),
             "defenders": self.rng.sample(ROSTER_DEFENDERS, 6),
             "situations": SITUATIONS,
         }
+
+    @task(1)
+    def rest_team_grid(self) -> None:
         with self.client.post(
-            "/v1/grid", json=body, name="/v1/grid team", catch_response=True
+            "/v1/grid", json=self._team_grid(), name="/v1/grid team", catch_response=True
         ) as r:
             _check(r, _is_grid(8 * 6 * len(SITUATIONS)), "team grid")
+
+    @task(1)
+    def graphql_team_grid(self) -> None:
+        payload = {"query": GRID_QUERY, "variables": self._team_grid()}
+        with self.client.post(
+            "/graphql", json=payload, name="/graphql matchupGrid", catch_response=True
+        ) as r:
+            _check(r, _graphql_ok("matchupGrid", _is_grid(8 * 6 * len(SITUATIONS))), "grid")
 
 
 class Analyst(FastHttpUser):

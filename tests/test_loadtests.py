@@ -1,0 +1,131 @@
+"""The load tests send only valid requests, and their summary computes what it claims.
+
+A load test whose scenarios the service rejects would measure error handling, not the engine;
+these tests validate every pooled scenario, every grid cell and a sample of fresh ones
+through the real request schema. `loadtests/scenarios.py` is imported by path: it is a script
+directory, not a package, and importing Locust here would monkey-patch the test process.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from prometheus_client import CollectorRegistry, Counter, generate_latest
+
+from schema import registry
+
+LOADTESTS = Path(__file__).resolve().parents[1] / "loadtests"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"loadtests_{name}", LOADTESTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+scenarios = _load("scenarios")
+summary = _load("summary")
+
+
+def _valid(envelope: dict, mode: str) -> None:
+    registry.resolve(envelope, mode)  # raises InputError naming the bad field
+
+
+def test_popular_pools_are_valid_and_repeat():
+    for envelope in scenarios.POPULAR_SHOOTS.items:
+        _valid(envelope, "shoot")
+    for envelope in scenarios.POPULAR_FIGHTS.items:
+        _valid(envelope, "fight")
+    draws = [
+        json.dumps(scenarios.POPULAR_SHOOTS.draw(random.Random(i)), sort_keys=True)
+        for i in range(500)
+    ]
+    # Zipf-like weights: the most popular scenario is drawn far more often than uniformly.
+    top = max(draws.count(d) for d in set(draws))
+    assert top > 3 * 500 / len(scenarios.POPULAR_SHOOTS.items)
+
+
+def test_every_roster_grid_cell_is_valid():
+    for attacker in scenarios.ROSTER_ATTACKERS:
+        for defender in scenarios.ROSTER_DEFENDERS:
+            for situation in scenarios.SITUATIONS:
+                envelope = {
+                    "attacker": {**attacker, **situation.get("attacker", {})},
+                    "defender": {**defender, **situation.get("defender", {})},
+                    "options": {},
+                }
+                _valid(envelope, "shoot")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fresh_scenarios_are_valid(seed):
+    rng = random.Random(seed)
+    for _ in range(100):
+        _valid(scenarios.shoot(rng), "shoot")
+    for _ in range(20):
+        _valid(scenarios.fight(rng), "fight")
+
+
+def _metrics(l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float) -> str:
+    """`/metrics` text as prometheus-client renders the service's cache counter."""
+    registry = CollectorRegistry()
+    lookups = Counter("killmath_cache_lookups", "", ["tier", "result"], registry=registry)
+    for (tier, result), value in {
+        ("l1", "hit"): l1_hit,
+        ("l1", "miss"): l1_miss,
+        ("l2", "hit"): l2_hit,
+        ("l2", "miss"): l2_miss,
+    }.items():
+        lookups.labels(tier, result).inc(value)
+    return generate_latest(registry).decode()
+
+
+def test_cache_summary_counts_only_the_run():
+    before = _metrics(10, 5, 1, 4)
+    after = _metrics(10 + 70, 5 + 30, 1 + 20, 4 + 10)
+    assert summary.cache_summary(before, after) == {
+        "lookups": 100,
+        "l1Hits": 70,
+        "l2Hits": 20,
+        "misses": 10,
+        "hitRatio": 0.9,
+        "l2HitRatio": 0.6667,
+    }
+    assert summary.cache_summary(before, before)["hitRatio"] is None
+
+
+def test_summary_reads_locust_csv(tmp_path, capsys):
+    columns = ["Type", "Name", "Request Count", "Failure Count", "Max Response Time"]
+    columns += ["Requests/s", "50%", "95%", "99%"]
+    with (tmp_path / "run_stats.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerow(["POST", "/v1/shoot", 90, 0, 40.5, 9.0, 3, 20, 30])
+        writer.writerow(["", "Aggregated", 100, 1, 80.25, 10.0, 4, 25, 60])
+    (tmp_path / "before").write_text(_metrics(0, 0, 0, 0))
+    (tmp_path / "after").write_text(_metrics(3, 1, 0, 1))
+    args = [str(tmp_path / n) for n in ("run_stats.csv", "before", "after")]
+    assert summary.main([*args, "--users", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == {
+        "requests": 100,
+        "failures": 1,
+        "reqPerSec": 10.0,
+        "p50Ms": 4.0,
+        "p95Ms": 25.0,
+        "p99Ms": 60.0,
+        "maxMs": 80.2,
+    }
+    assert list(out["byRequest"]) == ["POST /v1/shoot"]
+    assert out["cache"]["hitRatio"] == 0.75
+    assert out["users"] == 5

@@ -184,7 +184,11 @@ class _BadValue(ValueError):
 
 
 def split_rules(text: str) -> list[str]:
-    """Split a weapon-rules string into single rules, keeping parenthesised commas together."""
+    """Split a weapon-rules string into single rules, keeping parenthesised commas together.
+
+    An unclosed parenthesis would swallow every later rule into one unknown item, so then
+    the text is split on every separator instead.
+    """
     items, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch == "(":
@@ -195,7 +199,10 @@ def split_rules(text: str) -> list[str]:
             items.append(text[start:i])
             start = i + 1
     items.append(text[start:])
-    return [item for item in (_clean(i) for i in items) if item]
+    if depth:
+        items = _SPLIT.split(text)
+    # a datacard prints '-' for "no rules"
+    return [item for item in (_clean(i) for i in items) if item.strip("-–—")]
 
 
 def _clean(item: str) -> str:
@@ -379,7 +386,7 @@ def format_rules(fields: Mapping[str, FieldValue], no_numeric_effect: Iterable[s
     """
     texts = _rule_texts(fields)
     extra = [t for t in no_numeric_effect if t not in texts]
-    ranged = [t for t in extra if t.startswith("Range ")]
+    ranged = sorted(t for t in extra if t.startswith("Range "))
     rest = sorted({*texts, *(t for t in extra if not t.startswith("Range "))})
     return ", ".join([*ranged, *rest])
 

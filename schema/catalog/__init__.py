@@ -114,10 +114,14 @@ def load_catalog(directory: Path) -> Catalog:
     return Catalog(manifest.ruleset, manifest.catalogVersion, tuple(teams), operatives, profiles)
 
 
-@functools.cache
 def catalog(ruleset: str = "kt2024") -> Catalog:
     """The bundled catalog of a ruleset, loaded once per process."""
+    return _bundled(ruleset)
+
+
+@functools.cache
+def _bundled(ruleset: str) -> Catalog:
     directory = DATA_DIR / ruleset
-    if not (directory / "catalog.json").is_file():
+    if not ruleset.isalnum() or not (directory / "catalog.json").is_file():
         raise CatalogError(f"no catalog for ruleset {ruleset!r}")
     return load_catalog(directory)

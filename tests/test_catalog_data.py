@@ -117,41 +117,32 @@ def test_copy_of_the_data_loads(copy: Path) -> None:
     assert load_catalog(copy).profiles.keys() == catalog().profiles.keys()
 
 
+def _first_profile(**cells: str):
+    return lambda d: d["killTeam"]["operatives"][0]["weapons"][0]["profiles"][0].update(cells)
+
+
+def _first_operative(**members: object):
+    return lambda d: d["killTeam"]["operatives"][0].update(members)
+
+
+def _duplicate_operative(d: dict) -> None:
+    d["killTeam"]["operatives"].append(d["killTeam"]["operatives"][0])
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
+        (_first_profile(WR="Lethal 5+, Poison"), "unknown weapon rules"),
+        (_first_profile(WR="Lethal 9+"), "between 2 and 6"),
+        (_first_profile(HIT="7+"), "HIT"),
+        (_first_profile(DMG="4"), "DMG"),
+        (_first_operative(id="Not A Slug"), "id"),
+        (_duplicate_operative, "unique"),
+        (_first_operative(colour="red"), "colour"),
         (
-            lambda d: d["killTeam"]["operatives"][0]["weapons"][0]["profiles"][0].update(
-                WR="Lethal 5+, Poison"
-            ),
-            "unknown weapon rules",
-        ),  # fmt: skip
-        (
-            lambda d: d["killTeam"]["operatives"][0]["weapons"][0]["profiles"][0].update(
-                WR="Lethal 9+"
-            ),
-            "between 2 and 6",
-        ),  # fmt: skip
-        (
-            lambda d: d["killTeam"]["operatives"][0]["weapons"][0]["profiles"][0].update(HIT="7+"),
-            "HIT",
-        ),  # fmt: skip
-        (
-            lambda d: d["killTeam"]["operatives"][0]["weapons"][0]["profiles"][0].update(DMG="4"),
-            "DMG",
-        ),  # fmt: skip
-        (lambda d: d["killTeam"]["operatives"][0].update(id="Not A Slug"), "id"),
-        (
-            lambda d: d["killTeam"]["operatives"].append(d["killTeam"]["operatives"][0]),
-            "unique",
-        ),  # fmt: skip
-        (lambda d: d["killTeam"]["operatives"][0].update(colour="red"), "colour"),
-        (
-            lambda d: d["killTeam"]["operatives"][0].update(
-                defensiveRules=[{"name": "Tough", "effect": {"feelNoPain": 3}}]
-            ),
+            _first_operative(defensiveRules=[{"name": "Tough", "effect": {"feelNoPain": 3}}]),
             "feelNoPain",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_bad_data_files_fail_loudly(copy: Path, change, message: str) -> None:
@@ -163,10 +154,10 @@ def test_bad_data_files_fail_loudly(copy: Path, change, message: str) -> None:
 
 def test_bad_manifest(copy: Path) -> None:
     _edit(copy / "catalog.json", lambda d: d.update(catalogVersion="latest"))
-    with pytest.raises(CatalogError, match="catalog.json"):
+    with pytest.raises(CatalogError, match=r"catalog\.json"):
         load_catalog(copy)
     (copy / "catalog.json").write_text("{not json")
-    with pytest.raises(CatalogError, match="catalog.json"):
+    with pytest.raises(CatalogError, match=r"catalog\.json"):
         load_catalog(copy)
     with pytest.raises(CatalogError, match="no catalog"):
         catalog("kt1999")
@@ -178,8 +169,7 @@ def test_defensive_rules_become_defender_and_fighter_fields(copy: Path) -> None:
         {"name": "Tough", "effect": {"feelNoPain": 5, "durable": True}},
         {"name": "Shield", "effect": {"critSave": 5, "halfDamageFirstStrike": True}},
     ]
-    _edit(copy / "kasrkin.json", lambda d: d["killTeam"]["operatives"][0].update(
-        defensiveRules=rules))  # fmt: skip
+    _edit(copy / "kasrkin.json", _first_operative(defensiveRules=rules))
     op = load_catalog(copy).operatives["kasrkin.sergeant"]
     assert op.defender_fields() == {
         "defenceDice": 3,

@@ -133,7 +133,9 @@ def defence(d: dict, a: dict, dice: int) -> dict:
     cn = 0 if a["saturate"] else min(d["coverSaves"], dice - cc)
     success = d["invulnerableSave"] if d["invulnerableSave"] is not None else d["save"]
     out: dict = defaultdict(Fraction)
-    rolled = roll(dice - cc - cn, success, max(d["critSave"], success), d["reroll"], a["curseOfRot"])
+    rolled = roll(
+        dice - cc - cn, success, max(d["critSave"], success), d["reroll"], a["curseOfRot"]
+    )
     for (cr, nr, f, k), p in rolled.items():
         cs, rn, ln = cr + cc, nr, cn
         if d["indomitus"] and f >= 2:

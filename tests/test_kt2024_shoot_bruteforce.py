@@ -17,11 +17,30 @@ REROLLS = [
 ]  # fmt: skip
 
 DEFAULT_ATTACKER = {
-    "attacks": 4, "hit": 3, "normalDamage": 3, "criticalDamage": 4, "lethal": 6, "accurate": 0,
-    "autoCrits": 0, "devastating": 0, "piercing": 0, "piercingCrits": 0, "reroll": "NONE",
-    "failsToNorms": 0, "normsToCrits": 0, "punishing": False, "rending": False, "severe": False,
-    "saturate": False, "closeAssault": False, "eliteModerate": False, "eliteExtreme": False,
-    "puritySeal": False, "mysticScry": False, "curseOfRot": False, "obscured": False,
+    "attacks": 4,
+    "hit": 3,
+    "normalDamage": 3,
+    "criticalDamage": 4,
+    "lethal": 6,
+    "accurate": 0,
+    "autoCrits": 0,
+    "devastating": 0,
+    "piercing": 0,
+    "piercingCrits": 0,
+    "reroll": "NONE",
+    "failsToNorms": 0,
+    "normsToCrits": 0,
+    "punishing": False,
+    "rending": False,
+    "severe": False,
+    "saturate": False,
+    "closeAssault": False,
+    "eliteModerate": False,
+    "eliteExtreme": False,
+    "puritySeal": False,
+    "mysticScry": False,
+    "curseOfRot": False,
+    "obscured": False,
 }
 DEFAULT_DEFENDER = {
     "defenceDice": 3, "save": 3, "wounds": 12, "critSave": 6, "coverSaves": 0,
@@ -89,7 +108,11 @@ def defenders(draw: st.DrawFn) -> dict:
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(attackers(), defenders(), st.integers(1, 3))
 def test_fast_path_equals_brute_force(attacker: dict, defender: dict, rounds: int) -> None:
-    scenario = {"attacker": attacker, "defender": defender, "options": {"rounds": rounds, "exact": True}}
+    scenario = {
+        "attacker": attacker,
+        "defender": defender,
+        "options": {"rounds": rounds, "exact": True},
+    }
     got = registry.run(scenario, "shoot")
     dist, by_round = oracle_shoot(attacker, defender, rounds)
     assert {e["value"]: Fraction(e["exact"]) for e in got["damageDistribution"]} == dist

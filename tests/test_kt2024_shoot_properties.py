@@ -1,0 +1,99 @@
+"""Properties the shooting distribution must have whatever the inputs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, shoot
+from engine.kt2024.damage import action_for
+
+REROLLS = ["NONE", "BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH", "ONES_AND_BALANCED"]
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, obscured: bool | None = None) -> Shoot:
+    attacker = Attacker(
+        attacks=draw(st.integers(0, 6)),
+        hit=draw(st.integers(2, 6)),
+        normal_damage=draw(st.integers(0, 6)),
+        critical_damage=draw(st.integers(0, 8)),
+        lethal=draw(st.integers(2, 6)),
+        accurate=draw(st.integers(0, 2)),
+        devastating=draw(st.integers(0, 3)),
+        piercing=draw(st.integers(0, 2)),
+        piercing_crits=draw(st.integers(0, 2)),
+        reroll=draw(st.sampled_from(REROLLS)),
+        punishing=draw(st.booleans()),
+        rending=draw(st.booleans()),
+        severe=draw(st.booleans()),
+        curse_of_rot=draw(st.booleans()),
+        obscured=draw(st.booleans()) if obscured is None else obscured,
+    )
+    defender = Defender(
+        defence_dice=draw(st.integers(0, 4)),
+        save=draw(st.integers(2, 6)),
+        wounds=draw(st.integers(1, 20)),
+        cover_saves=draw(st.integers(0, 1)),
+        reroll=draw(st.sampled_from(REROLLS)),
+        feel_no_pain=draw(st.sampled_from([None, 5, 6])),
+        just_a_scratch=draw(st.sampled_from(["NONE", "CRITS", "NORMALS"])),
+        durable=draw(st.booleans()),
+    )
+    return Shoot(attacker, defender, ShootOptions(rounds=draw(st.integers(1, 3)), exact=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios())
+def test_probabilities_sum_to_exactly_one(s: Shoot) -> None:
+    result = shoot(s)
+    assert sum(result.damage.values()) == 1
+    assert all(p > 0 for p in result.damage.values())
+    assert result.kill_probability == sum(
+        p for t, p in result.damage.items() if t >= s.defender.wounds
+    )
+    assert result.kill_probability_by_round == sorted(result.kill_probability_by_round)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(), st.integers(2, 6))
+def test_a_better_save_never_raises_expected_damage(s: Shoot, save: int) -> None:
+    worse = replace(s, defender=replace(s.defender, save=save))
+    better = replace(s, defender=replace(s.defender, save=save - 1))
+    assert shoot(better).expected_damage <= shoot(worse).expected_damage
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(obscured=False))
+def test_more_attacks_never_lower_expected_damage(s: Shoot) -> None:
+    more = replace(s, attacker=replace(s.attacker, attacks=s.attacker.attacks + 1))
+    assert shoot(more).expected_damage >= shoot(s).expected_damage
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios(), st.integers(2, 4))
+def test_rounds_are_the_convolution_of_one_round(s: Shoot, rounds: int) -> None:
+    one = action_for(s.attacker, s.defender, relics=False, exact=True)[0]
+    total = np.array([1], dtype=object)
+    for _ in range(rounds):
+        total = np.convolve(total, one.num)
+    expected = {t: Fraction(int(x), one.den**rounds) for t, x in enumerate(total) if x}
+    several = replace(s, options=ShootOptions(rounds=rounds, exact=True))
+    assert shoot(several).damage == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios())
+def test_float_mode_is_within_tolerance_of_exact(s: Shoot) -> None:
+    exact = shoot(s)
+    approx = shoot(replace(s, options=replace(s.options, exact=False)))
+    assert approx.damage.keys() == exact.damage.keys()
+    for t, p in exact.damage.items():
+        assert abs(Fraction(approx.damage[t]) - p) <= Fraction(1, 10**12)
+    assert abs(Fraction(approx.expected_damage) - exact.expected_damage) <= Fraction(
+        1, 10**12
+    ) * max(1, exact.expected_damage)

@@ -56,11 +56,13 @@ class Schema(strawberry.Schema):
 def build_schema(*, max_depth: int, max_aliases: int, max_tokens: int) -> strawberry.Schema:
     return Schema(
         query=query_type(),
+        # factories: strawberry builds fresh extensions per request; the two caches are
+        # module-level in strawberry (keyed by size), so they persist across requests
         extensions=[
-            ParserCache(maxsize=1024),
-            ValidationCache(maxsize=1024),
-            QueryDepthLimiter(max_depth=max_depth),
-            MaxAliasesLimiter(max_alias_count=max_aliases),
-            MaxTokensLimiter(max_token_count=max_tokens),
+            lambda: ParserCache(maxsize=1024),
+            lambda: ValidationCache(maxsize=1024),
+            lambda: QueryDepthLimiter(max_depth=max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+            lambda: MaxTokensLimiter(max_token_count=max_tokens),
         ],
     )

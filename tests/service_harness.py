@@ -1,0 +1,165 @@
+"""Real servers for the service tests: uvicorn in a subprocess on a free port, and Redis.
+
+`Server` runs `killmath serve` exactly as a user would, with its settings in the environment,
+and always stops it. `redis_url` finds the test Redis: the machine's 127.0.0.1:6379 (db 13,
+flushed by the tests that use it); else a `redis-server` started on a free port if one is
+installed; else the test is skipped — except under CI=true, where a missing Redis fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_DB = 13
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A `killmath serve` subprocess; `url` is its base URL."""
+
+    def __init__(self, **settings: str | int | float) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
+        env.update({f"KILLMATH_{k.upper()}": str(v) for k, v in settings.items()})
+        env.setdefault("KILLMATH_LOG_LEVEL", "WARNING")
+        env["PYTHONPATH"] = str(REPO)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.process.stderr.read().decode()}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=0.5).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("server did not become healthy")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stderr.close()
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The value of one sample of /metrics (0 when absent)."""
+        text = httpx.get(self.url + "/metrics").text
+        wanted = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            sample, _, value = line.rpartition(" ")
+            metric, _, label_text = sample.partition("{")
+            got = ",".join(sorted(label_text.rstrip("}").split(","))) if label_text else ""
+            if metric == name and got == wanted:
+                return float(value)
+        return 0.0
+
+
+@contextmanager
+def serving(**settings: str | int | float) -> Iterator[Server]:
+    server = Server(**settings)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=0.5).ping())
+    except redis.RedisError:
+        return False
+
+
+@contextmanager
+def owned_redis() -> Iterator[str]:
+    """The URL of a Redis db the tests own (flushed on entry)."""
+    url = f"redis://127.0.0.1:6379/{TEST_DB}"
+    process = None
+    if not _answers(url):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true and no Redis answers at 127.0.0.1:6379")
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("no Redis at 127.0.0.1:6379 and no redis-server installed")
+        port = free_port()
+        process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"redis://127.0.0.1:{port}/{TEST_DB}"
+        deadline = time.monotonic() + 10
+        while not _answers(url):
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.skip("a local redis-server did not start")
+            time.sleep(0.05)
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    try:
+        yield url
+    finally:
+        client.flushdb()
+        client.close()
+        if process is not None:
+            process.terminate()
+            process.wait()
+
+
+def cli_batch(lines: list[str]) -> list[str]:
+    """`killmath batch` on JSON lines: the CLI's answer, one line per input line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "batch"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    return done.stdout.splitlines()

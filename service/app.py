@@ -30,6 +30,7 @@ ROUTE_MODULES: list[str] = [
     "service.routes_compute",
     "service.routes_graphql",
     "service.routes_health",
+    "service.routes_catalog",
     "service.openapi",
 ]
 

@@ -1,0 +1,118 @@
+"""REST routes of the catalog under /v1: weapon-rule parsing, operatives, profiles, imports.
+
+* `GET /v1/weapon-rules?text=...` — the `killmath rules` JSON;
+* `GET /v1/kill-teams` — the catalog's kill teams and its version;
+* `GET /v1/operatives?killTeam=&keyword=&name=&first=&after=` — a page of operatives;
+* `GET /v1/operatives/{id}`, `GET /v1/weapon-profiles/{id}` — one of each (404 if unknown);
+* `POST /v1/import?format=` — the body is a ktdash JSON or BattleScribe `.cat` file; the
+  answer is the `killmath import` JSON. Parsing runs in the engine pool, off the event loop.
+
+Catalog answers carry `catalogVersion`, so a client can tell when its stored ids may have
+moved. Errors are the §12 body; an unknown id is a 404 with code INVALID_INPUT.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine.errors import InputError
+from schema.catalog import catalog
+from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
+from schema.importers import import_text
+from schema.weapon_rules import parse_rules
+from service.http import JSONResponse, answers_errors, computer
+
+# a weapon's rules are a line of text; anything longer is not one
+MAX_RULES_TEXT = 2000
+
+# Load and validate the bundled catalog when the app is built, so bad data stops the
+# service at start-up instead of failing the first request that touches it.
+catalog()
+
+
+def _not_found(field: str, what: str) -> JSONResponse:
+    body = {"error": {"code": "INVALID_INPUT", "field": field, "message": f"unknown {what}"}}
+    return JSONResponse(body, status_code=404)
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise InputError("INVALID_INPUT", name, "must be an integer") from None
+
+
+@answers_errors
+async def weapon_rules(request: Request) -> Response:
+    text = request.query_params.get("text")
+    if text is None:
+        raise InputError("INVALID_INPUT", "text", "the query parameter text is required")
+    if len(text) > MAX_RULES_TEXT:
+        raise InputError(
+            "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
+        )
+    return JSONResponse(parse_rules(text).as_json())
+
+
+async def kill_teams(request: Request) -> Response:
+    cat = catalog()
+    return JSONResponse(
+        {"catalogVersion": cat.version, "killTeams": [t.as_json() for t in cat.kill_teams]}
+    )
+
+
+@answers_errors
+async def operatives(request: Request) -> Response:
+    params = request.query_params
+    where = OperativeFilter(params.get("killTeam"), params.get("keyword"), params.get("name"))
+    cat = catalog()
+    page = find(cat, where, _int_param(request, "first", DEFAULT_PAGE), params.get("after"))
+    body: dict[str, Any] = {
+        "catalogVersion": cat.version,
+        "totalCount": page.total_count,
+        "operatives": [op.as_json() for op in page.operatives],
+        "pageInfo": {"hasNextPage": page.has_next_page, "endCursor": page.end_cursor},
+    }
+    return JSONResponse(body)
+
+
+async def operative(request: Request) -> Response:
+    cat = catalog()
+    found = cat.operatives.get(request.path_params["id"])
+    if found is None:
+        return _not_found("id", "operative")
+    return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
+
+
+async def weapon_profile(request: Request) -> Response:
+    cat = catalog()
+    found = cat.profiles.get(request.path_params["id"])
+    if found is None:
+        return _not_found("id", "weapon profile")
+    return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
+
+
+@answers_errors
+async def import_file(request: Request) -> Response:
+    content = await request.body()
+    result = await computer(request).in_pool(
+        import_text, content, request.query_params.get("format")
+    )
+    return JSONResponse(result.as_json())
+
+
+routes: list[Route] = [
+    Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
+    Route("/v1/kill-teams", kill_teams, methods=["GET"]),
+    Route("/v1/operatives", operatives, methods=["GET"]),
+    Route("/v1/operatives/{id}", operative, methods=["GET"]),
+    Route("/v1/weapon-profiles/{id}", weapon_profile, methods=["GET"]),
+    Route("/v1/import", import_file, methods=["POST"]),
+]

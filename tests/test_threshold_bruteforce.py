@@ -196,8 +196,19 @@ def exact_scalars_and_distributions(answer: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+ATTACK_DEFAULTS = {
+    "attacks": 1,
+    "skillBonus": 0,
+    "dc": None,
+    "skillRollMode": "normal",
+    "damageType": "normal",
+    "centrepiece": False,
+}
+
+
 def _targeted(attack: dict[str, Any], target: dict[str, Any], dice: list[int], constant: int):
     """A hand-picked attack the random draw rarely reaches (repeated Devastating Wounds)."""
+    attack = ATTACK_DEFAULTS | attack
     return (
         {"ruleset": "threshold", "mode": "attack", "attack": attack, "target": target},
         dice,

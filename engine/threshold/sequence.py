@@ -10,12 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from engine.threshold.hp_loss import Hit
 from engine.threshold.odds import Odds
 from engine.threshold.scenario import Target
 
 State = tuple[int, bool, bool]
 """(HP left h, some attempt triggered Devastating Wounds, one of those left h > 0)."""
+
+Pools = dict[tuple[bool, bool], np.ndarray]
+"""(devastating, battle_shock) -> integer weights indexed by HP left (numpy object arrays:
+Python's exact integers, with numpy running the per-HP loops)."""
 
 
 def resolve(current_hp: int, attempts: int, attempt: Odds[Hit]) -> Odds[State]:
@@ -26,20 +32,36 @@ def resolve(current_hp: int, attempts: int, attempt: Odds[Hit]) -> Odds[State]:
     """
     # HP loss never takes h below 0, so every loss of at least current_hp acts the same.
     per_attempt = attempt.group(lambda hit: (min(hit[0], current_hp), hit[1]))
-    states: dict[State, int] = {(current_hp, False, False): 1}
+    pools: Pools = {(False, False): np.zeros(current_hp + 1, dtype=object)}
+    pools[(False, False)][current_hp] = 1
     for _ in range(attempts):
-        following: dict[State, int] = {}
-        for (hp, devastating, battle_shock), weight in states.items():
-            if hp == 0:
-                key = (0, devastating, battle_shock)
-                following[key] = following.get(key, 0) + weight * per_attempt.total
-                continue
+        following: Pools = {}
+        for (devastating, battle_shock), weights in pools.items():
+            _pool(following, devastating, battle_shock, current_hp)[0] += (
+                weights[0] * per_attempt.total
+            )
+            alive = weights.copy()
+            alive[0] = 0
+            lost_all = np.cumsum(alive)  # lost_all[k]: weight of 1..k HP left
             for (loss, triggered), chance in per_attempt.weights.items():
-                left = max(hp - loss, 0)
-                key = (left, devastating or triggered, battle_shock or (triggered and left > 0))
-                following[key] = following.get(key, 0) + weight * chance
-        states = following
+                flag = devastating or triggered
+                # Devastating Wounds owe a Battle Shock test only if the unit survives.
+                survivors = _pool(following, flag, battle_shock or triggered, current_hp)
+                survivors[1 : current_hp + 1 - loss] += alive[loss + 1 :] * chance
+                _pool(following, flag, battle_shock, current_hp)[0] += lost_all[loss] * chance
+        pools = following
+    states = {
+        (hp, devastating, battle_shock): int(weight)
+        for (devastating, battle_shock), weights in pools.items()
+        for hp, weight in enumerate(weights)
+        if weight
+    }
     return Odds(states, per_attempt.total**attempts)
+
+
+def _pool(pools: Pools, devastating: bool, battle_shock: bool, current_hp: int) -> np.ndarray:
+    """The weights of the states with these flags, created empty on first use."""
+    return pools.setdefault((devastating, battle_shock), np.zeros(current_hp + 1, dtype=object))
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,17 @@ def retain(
     return finish(d, p, ob)
 
 
+def attack_dice(d: AttackDice) -> AttackDice:
+    """`d` reduced to the fields of §5, so other fields (wounds, piercing, ...) never split a memo.
+
+    `d` may be any object with the AttackDice attributes (a shooting attacker or a fighter).
+    Curse of Rot is dropped: it curses the *opponent's* dice, passed to `retained` as `cursed`.
+    """
+    fields = {name: getattr(d, name) for name in AttackDice.__dataclass_fields__}
+    fields["curse_of_rot"] = False
+    return AttackDice(**fields)
+
+
 @lru_cache(maxsize=4096)
 def _retained(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> dict[Retained, Fraction]:
     rolled = auto_retained(d)[2]
@@ -161,11 +172,5 @@ def _retained(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> dict[R
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
-    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields.
-
-    `d` may be any object with the AttackDice attributes (a shooting attacker or a fighter);
-    it is reduced to an AttackDice so fields that do not matter here do not split the memo.
-    """
-    fields = {name: getattr(d, name) for name in AttackDice.__dataclass_fields__}
-    fields["curse_of_rot"] = False
-    return _retained(AttackDice(**fields), obscured, cursed, devastating)
+    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
+    return _retained(attack_dice(d), obscured, cursed, devastating)

@@ -16,10 +16,10 @@ import numpy as np
 
 from . import precision as pr
 from .allocation import durable_applies, resolve_saves
-from .attack import retained
+from .attack import attack_dice, retained
 from .defence import collected, saves
 from .precision import Weights
-from .scenario import Attacker, Defender
+from .scenario import AttackDice, Attacker, Defender
 
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
@@ -56,42 +56,62 @@ class Outcomes:
         return Outcomes(**picked, weights=Weights(num, self.weights.den * den))
 
 
-def _columns(rows: list[tuple[int, ...]], width: int) -> list[np.ndarray]:
-    table = np.array(rows, dtype=np.int64).reshape(-1, width)
-    return [table[:, i] for i in range(width)]
+@dataclass(frozen=True)
+class Table:
+    """A memoised distribution as integer columns (one per outcome member) and weights."""
+
+    columns: tuple[np.ndarray, ...]
+    weights: Weights
+
+
+def table(dist: dict[tuple[int, ...], Fraction], width: int, exact: bool) -> Table:
+    cols = np.array(list(dist), dtype=np.int64).reshape(-1, width)
+    return Table(tuple(cols[:, i] for i in range(width)), pr.weights(list(dist.values()), exact))
+
+
+@lru_cache(maxsize=4096)
+def attack_table(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Table:
+    """§5 outcomes (c, n) of a shooting attack; its own dice are never cursed."""
+    dist = retained(d, obscured=ob, cursed=False, devastating=devastating)
+    return table({(c, n): p for (c, n, _), p in dist.items()}, 2, exact)
+
+
+@lru_cache(maxsize=4096)
+def saves_table(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Table:
+    """§6 outcomes (cs, ns, K) of `dice` collected defence dice."""
+    return table(saves(d, dice, saturate, cursed), 3, exact)
 
 
 def saved(a: Attacker, d: Defender, exact: bool) -> Outcomes:
-    """§5, §6 and R2–R3: every pair of attack and defence outcome, after the saves."""
-    attack = retained(a, obscured=a.obscured, cursed=False, devastating=a.devastating)
-    by_dice: dict[int, list[tuple[tuple[int, int], Fraction]]] = {}
-    for (c, n, _), p in attack.items():
-        by_dice.setdefault(collected(a, d, c), []).append(((c, n), p))
+    """§5, §6 and R2–R3: every pair of attack and defence outcome, after the saves.
+
+    The defence dice collected depend on the attack only through "is there a crit" (Piercing
+    Crits), so the attack outcomes split into two groups at most.
+    """
+    attack = attack_table(attack_dice(a), a.obscured, a.devastating, exact)
+    c, n = attack.columns
+    has_crit = c >= 1
     groups = []
-    for dice, states in by_dice.items():
-        pool = saves(d, dice, a.saturate, a.curse_of_rot)
-        groups.append(
-            (
-                _columns([s for s, _ in states], 2),
-                pr.weights([p for _, p in states], exact),
-                _columns(list(pool), 3),
-                pr.weights(list(pool.values()), exact),
-            )
-        )
-    den = pr.common(aw for _, aw, _, _ in groups) * pr.common(dw for *_, dw in groups)
+    for mask, dice in ((~has_crit, collected(a, d, 0)), (has_crit, collected(a, d, 1))):
+        if mask.any():
+            pool = saves_table(d, dice, a.saturate, a.curse_of_rot, exact)
+            groups.append((c[mask], n[mask], attack.weights.num[mask], pool))
+    den = attack.weights.den * pr.common(pool.weights for *_, pool in groups)
     parts: list[list[np.ndarray]] = [[] for _ in range(6)]
-    for (c, n), aw, (cs, ns, k), dw in groups:
-        per_attack, per_defence = len(c), len(cs)
-        w = np.multiply.outer(aw.num, dw.num).ravel() * (den // (aw.den * dw.den))
+    for gc, gn, gw, pool in groups:
+        cs, ns, k = pool.columns
+        per_attack, per_defence = len(gc), len(cs)
+        scale = den // (attack.weights.den * pool.weights.den)
+        w = np.multiply.outer(gw, pool.weights.num).ravel()
         for part, col in zip(
             parts,
             (
-                np.repeat(c, per_defence),
-                np.repeat(n, per_defence),
+                np.repeat(gc, per_defence),
+                np.repeat(gn, per_defence),
                 np.tile(cs, per_attack),
                 np.tile(ns, per_attack),
                 np.tile(k, per_attack),
-                w,
+                w * scale if scale != 1 else w,
             ),
             strict=True,
         ):

@@ -1,0 +1,142 @@
+"""Shooting benchmark: a fixed, seeded set of realistic scenarios, both precisions.
+
+Three passes per precision:
+- cold: every memo cleared first (roll tables, attack/defence pools, save tables, actions);
+- warm: the memoised sub-results that depend only on dice stats kept, the per-action memo
+  cleared, so every scenario still combines its pools, saves, relics and FNP from scratch;
+- hot: everything memoised (a repeated identical scenario).
+Run: `python benchmarks/bench_shoot.py [--count 600]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from engine.kt2024 import (
+    Attacker,
+    Defender,
+    Shoot,
+    ShootOptions,
+    allocation,
+    attack,
+    damage,
+    defence,
+    dice,
+    shoot,
+)
+
+REROLLS = ["NONE", "BALANCED", "DOUBLE_BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH",
+           "REROLL_ONES", "ONES_AND_BALANCED", "CEASELESS_AND_BALANCED"]  # fmt: skip
+
+
+def scenario(rng: random.Random) -> Shoot:
+    """A realistic profile: mostly 4–6 attacks, sometimes a big pool, rules sprinkled in."""
+    attacks = (
+        rng.choice([1, 2, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8])
+        if rng.random() < 0.9
+        else rng.randint(10, 20)
+    )
+    maybe = lambda p: rng.random() < p  # noqa: E731 - reads as a sentence below
+    a = Attacker(
+        attacks=attacks,
+        hit=rng.choice([2, 3, 3, 4, 4, 5]),
+        normal_damage=rng.randint(2, 5),
+        critical_damage=rng.randint(3, 7),
+        lethal=5 if maybe(0.15) else 6,
+        accurate=rng.randint(1, 2) if maybe(0.1) else 0,
+        auto_crits=1 if maybe(0.03) else 0,
+        devastating=rng.randint(1, 3) if maybe(0.15) else 0,
+        piercing=rng.randint(1, 2) if maybe(0.15) else 0,
+        piercing_crits=rng.randint(1, 2) if maybe(0.1) else 0,
+        reroll=rng.choice(REROLLS) if maybe(0.35) else "NONE",
+        fails_to_norms=1 if maybe(0.03) else 0,
+        norms_to_crits=1 if maybe(0.03) else 0,
+        punishing=maybe(0.1),
+        rending=maybe(0.1),
+        severe=maybe(0.08),
+        saturate=maybe(0.05),
+        close_assault=maybe(0.03),
+        elite_moderate=maybe(0.03),
+        purity_seal=maybe(0.03),
+        mystic_scry=maybe(0.03),
+        curse_of_rot=maybe(0.05),
+        obscured=maybe(0.08),
+    )
+    d = Defender(
+        defence_dice=3 if maybe(0.9) else rng.randint(1, 5),
+        save=rng.choice([2, 3, 3, 4, 4, 5, 6]),
+        wounds=rng.randint(7, 18),
+        crit_save=5 if maybe(0.05) else 6,
+        cover_saves=1 if maybe(0.3) else 0,
+        reroll=rng.choice(REROLLS) if maybe(0.1) else "NONE",
+        indomitus=maybe(0.03),
+        feel_no_pain=rng.choice([4, 5, 6]) if maybe(0.15) else None,
+        just_a_scratch=rng.choice(["CRITS", "NORMALS"]) if maybe(0.05) else "NONE",
+        saintly_relics=rng.choice(["ONE_D6", "TWO_D6"]) if maybe(0.05) else "NONE",
+        durable=maybe(0.05),
+        invulnerable_save=4 if maybe(0.05) else None,
+    )
+    return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
+
+
+MEMOS = [dice.roll, dice.trinomial, attack._retained, defence.saves, allocation.allocate,
+         damage.attack_table, damage.saves_table,
+         allocation.resolve_saves, damage.action]  # fmt: skip
+
+
+def timed(run: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def report(label: str, times: list[float]) -> None:
+    times = sorted(times)
+    p95 = times[int(0.95 * (len(times) - 1))]
+    print(
+        f"{label:<28} median {statistics.median(times) * 1e6:9.1f} µs   "
+        f"p95 {p95 * 1e6:9.1f} µs   max {times[-1] * 1e3:8.2f} ms   "
+        f"total {sum(times) * 1e3:8.1f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    scenarios = [scenario(rng) for _ in range(args.count)]
+    print(f"{len(scenarios)} shoot scenarios (seed {args.seed})")
+    for exact in (False, True):
+        batch = [replace(s, options=replace(s.options, exact=exact)) for s in scenarios]
+        name = "exact" if exact else "float"
+        for memo in MEMOS:
+            memo.cache_clear()
+        report(f"{name} cold", [timed(lambda s=s: shoot(s)) for s in batch])
+        damage.action.cache_clear()
+        report(f"{name} warm", [timed(lambda s=s: shoot(s)) for s in batch])
+        report(f"{name} hot (action memo)", [timed(lambda s=s: shoot(s)) for s in batch])
+    big = Shoot(
+        Attacker(attacks=20, hit=3, reroll="CEASELESS"),
+        Defender(),
+        ShootOptions(rounds=4),
+    )
+    for exact in (False, True):
+        s = replace(big, options=replace(big.options, exact=exact))
+        for memo in MEMOS:
+            memo.cache_clear()
+        cold = timed(lambda s=s: shoot(s))
+        damage.action.cache_clear()
+        warm = timed(lambda s=s: shoot(s))
+        print(f"20-dice CEASELESS 4 rounds ({'exact' if exact else 'float'}): "
+              f"cold {cold * 1e3:.1f} ms, warm {warm * 1e3:.2f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -70,7 +70,8 @@ def Dice(maximum: int) -> object:
             raise PydanticCustomError("dice_expr", exc.message) from None
         if expr.maximum > maximum:
             raise PydanticCustomError(
-                "less_than_equal", "can reach {reach}; at most {le}",
+                "less_than_equal",
+                "can reach {reach}; at most {le}",
                 {"le": maximum, "reach": expr.maximum},
             )
         return expr
@@ -82,9 +83,7 @@ def Dice(maximum: int) -> object:
 def _at_most_weapons(value: object) -> object:
     """More than four weapons is a §11 limit, reported before the weapons are validated."""
     if isinstance(value, list) and len(value) > MAX_WEAPONS:
-        raise PydanticCustomError(
-            "less_than_equal", "at most {le} weapons", {"le": MAX_WEAPONS}
-        )
+        raise PydanticCustomError("less_than_equal", "at most {le} weapons", {"le": MAX_WEAPONS})
     return value
 
 
@@ -156,9 +155,7 @@ class PsykerBody(Strict):
 class CombatBody(Strict):
     attacker: AttackerBody
     situation: SituationBody = SituationBody()
-    weapons: Annotated[
-        list[WeaponBody], BeforeValidator(_at_most_weapons), Field(min_length=1)
-    ]
+    weapons: Annotated[list[WeaponBody], BeforeValidator(_at_most_weapons), Field(min_length=1)]
     target: CombatTargetBody
     options: Options = Options()
 
@@ -334,7 +331,7 @@ def _outcome(outcome: Outcome, exact: bool) -> dict[str, Any]:
 
 
 def _render_combat(request: Request) -> dict[str, Any]:
-    result = attacks.evaluate(request.scenario)
+    result = attacks.evaluate(request.scenario, request.exact)
     out = _outcome(result.outcome, request.exact)
     put_scalar(out, "expectedUnsavedWounds", result.expected_unsaved_wounds, request.exact)
     return out
@@ -392,9 +389,7 @@ def _register(
     def cache_key(request: Request) -> str:
         return canonical.cache_key(name, request.scenario, {"exact": request.exact})
 
-    registry.register(
-        registry.Mode("kt2018", name, parse, cache_key, render, model=model)
-    )
+    registry.register(registry.Mode("kt2018", name, parse, cache_key, render, model=model))
 
 
 _register("shooting", CombatBody, lambda body: _combat(body, "shooting"), _render_combat)

@@ -26,6 +26,7 @@ from strawberry.types import ExecutionContext
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
     "schema.graphql_rulesets:RulesetQuery",
+    "schema.graphql_catalog:CatalogQuery",
 ]
 
 

@@ -208,3 +208,13 @@ def test_graphql_import_and_errors() -> None:
     assert bad.errors and bad.errors[0].extensions["field"] == "file"
     page = SCHEMA.execute_sync("{ operatives(first: 500) { totalCount } }")
     assert page.errors and page.errors[0].extensions["code"] == "LIMIT_EXCEEDED"
+
+
+def test_catalog_query_is_served_at_graphql(client: TestClient) -> None:
+    document = """{ operatives(first: 2, filter: {keyword: "GUNNER"}) {
+      totalCount edges { node { id weapons { profiles { id } } } } } }"""
+    response = client.post("/graphql", json={"query": document})
+    assert response.status_code == 200
+    page = response.json()["data"]["operatives"]
+    assert page["totalCount"] == 1
+    assert page["edges"][0]["node"]["id"] == "kasrkin.gunner"

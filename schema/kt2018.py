@@ -28,7 +28,6 @@ from engine.dice_expr import DiceExpr
 from engine.errors import InputError
 from engine.kt2018 import attacks, canonical, morale, mortal, psybolt
 from engine.kt2018.scenario import (
-    ONE,
     Armour,
     Attacker,
     BreakCheck,
@@ -119,7 +118,7 @@ class WeaponBody(Strict):
     attacks: Dice(MAX_ATTACKS)
     strength: RuleRange(1, 20)
     ap: RuleRange(-6, 0) = 0
-    damage: Dice(MAX_DAMAGE) = ONE
+    damage: Dice(MAX_DAMAGE) = Field(default=1, validate_default=True)
 
 
 class WoundedBody(Strict):

@@ -11,9 +11,11 @@ from engine.kt2018.scenario import Combat, Weapon
 def modifier(combat: Combat, weapon: Weapon) -> int:
     """The cumulative, uncapped hit modifier M of §3 step 3."""
     attacker = combat.attacker
-    total = attacker.hit_modifier - attacker.flesh_wounds - attacker.kill_team_broken
+    total = attacker.hit_modifier - attacker.flesh_wounds
+    if attacker.kill_team_broken:
+        total -= 1
     if combat.phase == "fight":
-        return total - combat.intervening_terrain
+        return total - 1 if combat.intervening_terrain else total
     if combat.long_range and weapon.type != "grenade":
         total -= 1
     if combat.target.obscured:

@@ -13,11 +13,11 @@ FACES = range(1, 7)
 def success(passes: Callable[[int], bool], reroll: Reroll) -> Fraction:
     """P(the test passes), re-rolling an unmodified 1 (`ones`) or any failure (`failed`) once.
 
-    The re-rolled die is tested exactly like the first, so a face-by-face count is exact.
+    The second die is tested exactly like the first, so P(pass) after a re-roll is p again.
+    `ones` re-rolls a 1 whether or not it passed (hit and wound rolls always fail on a 1).
     """
     p = Fraction(sum(1 for face in FACES if passes(face)), 6)
     if reroll == "ones":
-        # A 1 is re-rolled whether or not it passes; the spec's tests all fail on a 1 anyway.
         return p - Fraction(int(passes(1)), 6) + Fraction(1, 6) * p
     if reroll == "failed":
         return p + (1 - p) * p

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from engine.kt2018 import damage
 from engine.kt2018.scenario import MortalWounds
-from engine.kt2018.state import Distribution, Outcome, gather, start
+from engine.kt2018.state import Condition, Distribution, Outcome, gather, start
 
 
 def evaluate(request: MortalWounds) -> Outcome:
@@ -29,7 +29,7 @@ def apply(
     Taking them one by one until the last wound goes is the same as removing min(amount,
     wounds) at once: the Injury roll (one die) comes at 0 wounds and discards the rest.
     """
-    weighted: list = []
+    weighted: list[tuple[Condition, Fraction]] = []
     for condition, p in conditions.items():
         if condition.out_of_action:
             weighted.append((condition, p))

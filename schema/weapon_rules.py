@@ -124,6 +124,7 @@ _ALIAS_ORDER = sorted(_ALIASES, key=len, reverse=True)
 # Separators between rules. Commas inside `Heavy (Dash only, ...)` stay inside the parentheses.
 _SPLIT = re.compile(r"[,;·•|\n]")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "″": '"', "‘": "'", "’": "'", "＂": '"'})
+_SPLASH = re.compile(r'(\d+)\s*"\s*(.+)')  # a distance before the rule: 1" Devastating 2
 _HEAVY = re.compile(r"^\(?\s*(?P<what>[a-z ]*?)\s*(?:only)?\s*\)?$")
 
 _REROLL_FIELD: dict[frozenset[str], str] = {
@@ -283,6 +284,11 @@ class _Collector:
         self.sources.setdefault(name, item)
 
     def add(self, item: str) -> None:
+        splash = _SPLASH.fullmatch(item)
+        after = _identify(splash.group(2)) if splash else None
+        if splash and after and after[0] == "devastating":
+            self._splash(item, int(splash.group(1)), after[1])
+            return
         found = _identify(item)
         if found is None:
             self.unknown.append(item)
@@ -313,6 +319,23 @@ class _Collector:
             self.rerolls.add(rule)
         else:
             self._no_effect(rule)
+
+    def _splash(self, item: str, inches: int, arg: str) -> None:
+        """`1" Devastating 2`: the target takes Devastating 2 like any other; the distance only
+        adds other operatives, outside a single-target engine, so the whole rule is also kept
+        under noNumericEffect (which lets `format_rules` write it back as it was)."""
+        try:
+            value = _number(arg, allow_plus=False, inches=False)
+        except _BadValue as exc:
+            self.bad(item, "Devastating", str(exc))
+            return
+        spec = NUMERIC["devastating"]
+        if not spec.low <= value <= spec.high:
+            self.bad(item, "Devastating", f"must be between {spec.low} and {spec.high}")
+            return
+        self.set_field(item, "Devastating", "devastating", value)
+        if self.fields.get("devastating") == value:
+            self._no_effect(f'{inches}" {spec.text(value)}')
 
     def _no_effect(self, text: str) -> None:
         if text not in self.no_effect:
@@ -385,7 +408,10 @@ def format_rules(fields: Mapping[str, FieldValue], no_numeric_effect: Iterable[s
     text says what the caller gave; absent fields are not written.
     """
     texts = _rule_texts(fields)
-    extra = [t for t in no_numeric_effect if t not in texts]
+    extra = list(dict.fromkeys(no_numeric_effect))
+    # a distance Devastating (`1" Devastating 2`) already says "Devastating 2"
+    splash = [t for t in extra if _SPLASH.fullmatch(t)]
+    texts = [t for t in texts if not any(s.endswith(f'" {t}') for s in splash)]
     ranged = sorted(t for t in extra if t.startswith("Range "))
     rest = sorted({*texts, *(t for t in extra if not t.startswith("Range "))})
     return ", ".join([*ranged, *rest])

@@ -109,6 +109,21 @@ def test_separators_and_unicode_quotes() -> None:
     assert split_rules("Heavy (Dash only, x), Hot") == ["Heavy (Dash only, x)", "Hot"]
 
 
+def test_devastating_with_a_distance() -> None:
+    """KT2024 `1" Devastating 2`: the target takes Devastating 2; the distance only reaches
+    other operatives, so the full rule is kept as written under noNumericEffect."""
+    parsed = parse_rules('1" Devastating 2, Piercing 1')
+    assert parsed.fields == {"devastating": 2, "piercing": 1}
+    assert parsed.no_numeric_effect == ('1" Devastating 2',)
+    text = format_rules(parsed.fields, parsed.no_numeric_effect)
+    assert text == '1" Devastating 2, Piercing 1'
+    assert parse_rules(text) == parsed
+    assert parse_rules('2"Dev3').fields == {"devastating": 3}
+    bad = parse_rules('1" Devastating x, 1" Devastating 11')
+    assert bad.unknown == ('1" Devastating x', '1" Devastating 11') and bad.fields == {}
+    assert [m.rule for m in bad.malformed] == ["Devastating", "Devastating"]
+
+
 def test_reroll_combinations() -> None:
     assert parse_rules("Balanced, Ceaseless").fields == {"reroll": "CEASELESS_AND_BALANCED"}
     assert parse_rules("Cea, Bal").fields == {"reroll": "CEASELESS_AND_BALANCED"}

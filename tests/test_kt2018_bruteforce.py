@@ -270,7 +270,7 @@ weapon_fields = {
     "attacks": small_dice,
     "strength": st.integers(1, 9),
     "ap": st.integers(-4, 0),
-    "damage": st.sampled_from([1, 2, "D3"]),
+    "damage": st.sampled_from([1, 2, "D3", "D3+1"]),
 }
 
 
@@ -293,7 +293,7 @@ def combats(draw: st.DrawFn) -> dict[str, Any]:
             )
         )
     else:
-        kinds = ["melee"] * draw(st.integers(1, 2))
+        kinds = ["melee"] * draw(st.integers(1, 3))
     advanced = shooting and all(k == "assault" for k in kinds) and draw(st.booleans())
     attacker = {
         "ballisticSkill" if shooting else "weaponSkill": draw(st.integers(2, 6)),
@@ -316,7 +316,7 @@ def combats(draw: st.DrawFn) -> dict[str, Any]:
         "toughness": draw(st.integers(1, 8)),
         "save": draw(st.sampled_from([None, 2, 3, 4, 5, 6])),
         "invulnerableSave": draw(st.sampled_from([None, 3, 4, 5, 6])),
-        "wounds": draw(st.integers(1, 3)),
+        "wounds": draw(st.integers(1, 4)),
         "fleshWounds": draw(st.integers(0, max_flesh)),
         "maxFleshWounds": max_flesh,
         "obscured": draw(st.booleans()),
@@ -345,7 +345,7 @@ def wounded(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @given(combats())
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_shooting_and_fight_match_die_by_die(req: dict[str, Any]) -> None:
     models, unsaved = brute_combat(req)
     expected = outputs(models, req["target"]["fleshWounds"])
@@ -375,7 +375,7 @@ def test_mortal_wounds_match_one_at_a_time(data: st.DataObject, amount: Any, sou
 
 
 @given(st.data(), st.booleans())
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=50, deadline=None)
 def test_psybolt_matches_every_roll(data: st.DataObject, deny: bool) -> None:
     target = data.draw(st.composite(wounded)())
     psyker = data.draw(st.composite(wounded)())

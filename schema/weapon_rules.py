@@ -85,8 +85,6 @@ DISTANCES: dict[str, _Distance] = {
     "Limited": _Distance("Limited", inches=False),
 }
 
-# no-effect rules without a value, canonical spelling
-PLAIN_NO_EFFECT = ("Concealed Position", "Hot", "Seek", "Seek Light", "Silent", "Stun")
 
 # Aliases: lower-case, spaces removed. Each maps to a canonical rule name.
 _ALIASES: dict[str, str] = {
@@ -142,7 +140,6 @@ _REROLL_TEXT: dict[str, tuple[str, ...]] = {
 # fields a shooting attacker has but a fighter has not, and the reverse (§2.2)
 SHOOT_ONLY = frozenset({"devastating", "piercing", "piercingCrits", "saturate"})
 FIGHT_ONLY = frozenset({"brutal", "shock"})
-RULE_FIELDS = frozenset({*NUMERIC, *FLAGS.values(), "reroll"})
 
 
 @dataclass(frozen=True)

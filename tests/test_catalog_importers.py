@@ -179,6 +179,17 @@ def test_imported_profiles_are_engine_inputs() -> None:
         ('<!DOCTYPE x [<!ENTITY a "aaaa">]><catalogue/>', "INVALID_INPUT", "file", "DOCTYPE"),
         (b"\xff\xfe{}", "INVALID_INPUT", "file", "UTF-8"),
         ("x" * (MAX_BYTES + 1), "LIMIT_EXCEEDED", "file", "larger"),
+        ("[" * 100_000 + "]" * 100_000, "INVALID_INPUT", "file", "nested too deeply"),
+        (
+            "<catalogue><selectionEntry id='op'><profiles>"
+            "<profile typeName='Operative' name='x'/></profiles>"
+            + "<selectionEntries><selectionEntry>" * 5000
+            + "</selectionEntry></selectionEntries>" * 5000
+            + "</selectionEntry></catalogue>",
+            "INVALID_INPUT",
+            "file",
+            "nested too deeply",
+        ),
     ],
 )
 def test_unreadable_files_are_input_errors(content, code: str, field: str, message: str) -> None:

@@ -10,7 +10,6 @@ typo does not lose a whole kill team.
 from __future__ import annotations
 
 import json
-from typing import Literal
 
 from engine.errors import InputError
 from schema.importers import battlescribe, ktdash
@@ -18,7 +17,6 @@ from schema.importers.result import ImportResult
 
 __all__ = ["FORMATS", "MAX_BYTES", "ImportResult", "import_text"]
 
-Format = Literal["ktdash-json", "battlescribe-cat"]
 FORMATS: tuple[str, ...] = (ktdash.FORMAT, battlescribe.FORMAT)
 
 # A whole BattleScribe catalogue of a kill team is well under 1 MB; 5 MB leaves room.
@@ -54,3 +52,5 @@ def import_text(text: str | bytes, format: str | None = None) -> ImportResult:
         return ktdash.import_json(json.loads(text.lstrip("\ufeff")))
     except ValueError as exc:  # JSONDecodeError, XML errors and refused documents
         raise InputError("INVALID_INPUT", "file", str(exc)) from None
+    except RecursionError:
+        raise InputError("INVALID_INPUT", "file", "nested too deeply") from None

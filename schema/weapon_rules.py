@@ -116,8 +116,12 @@ _ALIASES: dict[str, str] = {
     "concealedposition": "Concealed Position", "concealed": "Concealed Position",
 }  # fmt: skip
 
-# Longest alias first, so `piercingcrits` wins over `piercing` and `prccrit` over `prc`.
-_ALIAS_ORDER = sorted(_ALIASES, key=len, reverse=True)
+# Longest alias first, so `piercingcrits` wins over `piercing` and `prccrit` over `prc`;
+# each alias matches with any spacing between its letters (`Piercing  Crits`, `Dev2`).
+_ALIAS_PATTERNS = [
+    (re.compile(r"\s*".join(re.escape(ch) for ch in alias)), _ALIASES[alias])
+    for alias in sorted(_ALIASES, key=len, reverse=True)
+]
 
 # Separators between rules. Commas inside `Heavy (Dash only, ...)` stay inside the parentheses.
 _SPLIT = re.compile(r"[,;·•|\n]")
@@ -220,17 +224,15 @@ def _identify(item: str) -> tuple[str, str] | None:
     The name must be followed by the end, a space, a digit or punctuation: `Pun` is Punishing,
     never `P` with argument `un`, and `Devastating` is not `Dev` + `astating`.
     """
-    squashed = item.lower()
-    for alias in _ALIAS_ORDER:
-        # match the alias against the item with its internal spaces ignored
-        pattern = r"\s*".join(re.escape(ch) for ch in alias)
-        m = re.match(pattern, squashed)
+    lowered = item.lower()
+    for pattern, rule in _ALIAS_PATTERNS:
+        m = pattern.match(lowered)
         if m is None:
             continue
         rest = item[m.end() :]
         if rest and rest[0].isalpha():
             continue
-        return _ALIASES[alias], rest.strip()
+        return rule, rest.strip()
     return None
 
 

@@ -3,11 +3,14 @@
 List builders hold weapons as text — `"Range 8", Hot, Lethal 5+, Piercing 1"` — and the
 engine wants fields (`lethal: 5`, `piercing: 1`). `parse_rules` reads such text, tolerant of
 case, spacing, stray quotes and the common abbreviations (`Prc1`, `Dev2`, `Bal`, ...), and
-sorts every rule into exactly one of three buckets so nothing is ever silently dropped:
+sorts every rule into three buckets so nothing is ever silently dropped:
 
-* `fields` — engine attacker/fighter fields under their API names (kt2024.md §2.1, §2.2);
+* `fields` — engine attacker/fighter fields under their API names (kt2024.md §2.1, §2.2;
+  `brutal` and `shock` exist in fights only, `for_shooting`/`for_fighting` pick per mode);
 * `noNumericEffect` — recognised rules that cannot change a single-target result (`Hot`,
-  `Range 8"`, `Torrent 1"`, ...), in canonical spelling;
+  `Range 8"`, `Torrent 1"`, ...), in canonical spelling. A distance Devastating
+  (`1" Devastating 2`) is the one rule in two buckets: Devastating 2 for the target in
+  `fields`, the whole rule here, because its reach to other operatives is out of scope;
 * `unknown` — everything else, as written. A recognised rule with a bad value (`Lethal 7+`,
   `Piercing x`) or one that contradicts an earlier rule (`Piercing 1, Piercing 2`) is also
   listed in `unknown`, and `malformed` says why.

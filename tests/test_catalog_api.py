@@ -218,3 +218,42 @@ def test_catalog_query_is_served_at_graphql(client: TestClient) -> None:
     page = response.json()["data"]["operatives"]
     assert page["totalCount"] == 1
     assert page["edges"][0]["node"]["id"] == "kasrkin.gunner"
+
+
+def test_team_against_team_grid_from_catalog_ids(client: TestClient) -> None:
+    """A list builder's grid: every Kasrkin ranged profile against every Kommando, in and out
+    of cover; each cell equals the single shoot of the same referenced matchup."""
+    cat = catalog()
+    attackers = [
+        {"weaponProfileId": p.id}
+        for op in cat.kill_teams[0].operatives
+        for p in op.profiles()
+        if p.type == "ranged"
+    ]
+    defenders = [{"operativeId": op.id} for op in cat.kill_teams[1].operatives]
+    situations = [{}, {"defender": {"coverSaves": 1}}]
+    body = {
+        "attackers": attackers,
+        "defenders": defenders,
+        "situations": situations,
+        "options": {"exact": True},
+        "atLeast": [1, 10],
+    }
+    response = client.post("/v1/grid", json=body)
+    assert response.status_code == 200, response.text
+    cells = response.json()["cells"]
+    assert len(cells) == len(attackers) * len(defenders) * len(situations)
+    last = cells[-1]
+    single = client.post(
+        "/v1/shoot",
+        json={
+            "attacker": attackers[last["attacker"]],
+            "defender": {
+                **defenders[last["defender"]],
+                **situations[last["situation"]]["defender"],
+            },
+            "options": {"exact": True},
+        },
+    ).json()
+    assert last["expectedDamageExact"] == single["expectedDamageExact"]
+    assert last["killProbabilityExact"] == single["killProbabilityExact"]

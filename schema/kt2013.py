@@ -12,7 +12,16 @@ from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    PlainValidator,
+    Tag,
+    ValidationError,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
 
 from engine.dice_expr import DiceExpr
 from engine.errors import InputError
@@ -22,7 +31,7 @@ from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
 from schema.errors import from_validation_error
-from schema.fields import Count, RuleRange, StrictBool, StrictInt
+from schema.fields import Count, RuleRange, StrictBool
 
 MAX_ATTACKS = 20
 MAX_WOUNDS = 10
@@ -30,6 +39,44 @@ MAX_HULL_POINTS = 9
 
 Characteristic = RuleRange(1, 10)
 Roll = RuleRange(2, 6)  # a "X+" roll: saves, Feel No Pain, Poisoned, melee to-hit on a vehicle
+
+
+def _attacks(raw: object) -> DiceExpr:
+    """`weapon.attacks`: a DiceExpr reaching at most 20 (§8, a limit: LIMIT_EXCEEDED).
+
+    Errors become pydantic errors so they carry the field's location; the limit uses pydantic's
+    `less_than_equal` type, which `schema.errors` maps to LIMIT_EXCEEDED with the limit.
+    """
+    try:
+        expr = DiceExpr.parse(raw, "")
+    except InputError as exc:
+        raise PydanticCustomError("dice_expr", exc.message) from None
+    if expr.maximum > MAX_ATTACKS:
+        raise PydanticCustomError(
+            "less_than_equal",
+            "{expr} can reach {reach}; at most {le}",
+            {"le": MAX_ATTACKS, "reach": expr.maximum, "expr": str(expr)},
+        )
+    return expr
+
+
+def _melee_hit_on(raw: object) -> int | str:
+    """`target.meleeHitOn`: "auto" or the X+ of the roll (2..6), one error for both forms."""
+    if raw == "auto" or (type(raw) is int and 2 <= raw <= 6):
+        return raw
+    raise PydanticCustomError("melee_hit_on", 'must be "auto" or an integer between 2 and 6')
+
+
+Attacks = Annotated[
+    DiceExpr,
+    PlainValidator(_attacks),
+    WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}),
+]
+MeleeHitOn = Annotated[
+    int | str,
+    PlainValidator(_melee_hit_on),
+    WithJsonSchema({"anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 2, "maximum": 6}]}),
+]
 
 
 class Strict(BaseModel):
@@ -50,9 +97,9 @@ class AttackerIn(Strict):
 
 
 class WeaponIn(Strict):
-    """§2.2. `attacks` is a DiceExpr, parsed (and limited) in `to_attack`."""
+    """§2.2."""
 
-    attacks: StrictInt | str
+    attacks: Attacks
     strength: Characteristic | None
     ap: RuleRange(1, 6) | None = None
     rending: StrictBool = False
@@ -92,7 +139,7 @@ class VehicleIn(Strict):
     stealth: StrictBool = False
     shrouded: StrictBool = False
     invulnerableSave: Roll | None = None
-    meleeHitOn: Literal["auto"] | Roll = "auto"
+    meleeHitOn: MeleeHitOn = "auto"
 
 
 def _target_kind(value: Any) -> str:
@@ -123,10 +170,10 @@ class AttackIn(Strict):
 
 def _untagged(error: InputError) -> InputError:
     """'target.vehicle.armourValue' -> 'target.armourValue' (the tag is pydantic's, not API)."""
-    for tag in ("model", "vehicle"):
-        prefix = f"target.{tag}."
-        if error.field.startswith(prefix):
-            return replace(error, field="target." + error.field[len(prefix) :])
+    head, _, rest = error.field.partition(".")
+    tag, _, field = rest.partition(".")
+    if head == "target" and tag in ("model", "vehicle"):
+        return replace(error, field=".".join(filter(None, ("target", field))))
     return error
 
 
@@ -187,10 +234,9 @@ def _target(target: ModelIn | VehicleIn) -> Model | Vehicle:
 
 
 def to_attack(mode: str, body: AttackIn) -> Attack:
-    """The engine's scenario for a validated body; InputError for §2.5 and the attacks limit."""
+    """The engine's scenario for a validated body; InputError for the rules of §2.5."""
     _check(mode, body)
     a, w = body.attacker, body.weapon
-    attacks = DiceExpr.parse(w.attacks, "weapon.attacks").within(MAX_ATTACKS, "weapon.attacks")
     return Attack(
         mode=mode,
         attacker=Attacker(
@@ -204,7 +250,7 @@ def to_attack(mode: str, body: AttackIn) -> Attack:
             sniper=a.sniper,
         ),
         weapon=Weapon(
-            attacks=attacks,
+            attacks=w.attacks,
             strength=w.strength,
             ap=w.ap,
             rending=w.rending,

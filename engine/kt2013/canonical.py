@@ -14,6 +14,7 @@ import json
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
+from engine.dice_expr import DiceExpr
 from engine.kt2013.instant_death import causes_instant_death
 from engine.kt2013.scenario import AUTO, Attack, Attacker, Model, Vehicle, Weapon
 from engine.kt2013.special_rules import cover_save
@@ -32,7 +33,7 @@ def _attacker(attack: Attack) -> Attacker:
         monster_hunter=a.monster_hunter and not vehicle and target.monstrous_creature,
         tank_hunter=a.tank_hunter and vehicle,
         tank_hunter_reroll_glancing=a.tank_hunter_reroll_glancing and a.tank_hunter and vehicle,
-        sniper=a.sniper and attack.shooting and not vehicle,
+        sniper=a.sniper and attack.shooting and not vehicle and not attack.weapon.sniper,
     )
 
 
@@ -94,14 +95,14 @@ def camel(name: str) -> str:
 
 def as_json(value: Any) -> Any:
     """The request layout: camelCase members, every field present, DiceExpr as its string."""
+    if isinstance(value, DiceExpr):
+        return str(value)
     if is_dataclass(value):
         out = {camel(f.name): as_json(getattr(value, f.name)) for f in fields(value)}
         if isinstance(value, Model | Vehicle):
             out["vehicle"] = isinstance(value, Vehicle)
         return out
-    if isinstance(value, bool | int | str) or value is None:
-        return value
-    return str(value)
+    return value
 
 
 def cache_key(attack: Attack) -> str:

@@ -13,7 +13,10 @@ A kt2024 role object may name catalog ids instead of spelling out a profile:
 Every other member of the object is a situational override (cover, obscured, ploys...) and
 wins over the catalog's value. `weaponRules` adds rule text to the profile's own rules before
 they are turned into fields, so a ploy granting Balanced to a Ceaseless weapon gives
-CEASELESS_AND_BALANCED exactly as the combined datacard text would. Unknown ids, a profile of
+CEASELESS_AND_BALANCED exactly as the combined datacard text would. Without ids,
+`weaponRules` alone turns an inline attacker's or fighter's rule text into fields
+(`{"attacks": 4, "weaponRules": "Lethal 5+, Prc1"}`). Every rule in it must be understood:
+a silently ignored rule would give a wrong answer. Unknown ids, a profile of
 the wrong type, or a profile of another operative are InputErrors naming the field.
 """
 
@@ -80,24 +83,34 @@ def _profile(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) -> Wea
     return profile
 
 
+def _rule_fields(texts: list[str], role: str) -> dict[str, Any]:
+    """Fields of weapon-rule text, all of which must be understood."""
+    parsed = parse_rules(texts)
+    if parsed.unknown:
+        reasons = {m.text: m.message for m in parsed.malformed}
+        detail = "; ".join(f"{u!r}" + (f": {reasons[u]}" if u in reasons else "")
+                           for u in parsed.unknown)  # fmt: skip
+        raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", f"not understood: {detail}")
+    return parsed.fields
+
+
+def _extra_rules(body: Mapping[str, Any], role: str) -> str | None:
+    extra = body.get(EXTRA_RULES)
+    if extra is not None and not isinstance(extra, str):
+        raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", "must be a string")
+    return extra
+
+
 def _weapon_fields(profile: WeaponProfile, body: Mapping[str, Any], role: str) -> dict[str, Any]:
     """The profile's engine fields, with any extra rule text merged into its rules first."""
     fields = profile.attacker_fields()
-    extra = body.get(EXTRA_RULES)
+    extra = _extra_rules(body, role)
     if extra is None:
         return fields
-    if not isinstance(extra, str):
-        raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", "must be a string")
-    combined = parse_rules([format_rules(profile.rules.fields), extra])
-    if combined.unknown:
-        reasons = {m.text: m.message for m in combined.malformed}
-        detail = "; ".join(f"{u!r}" + (f": {reasons[u]}" if u in reasons else "")
-                           for u in combined.unknown)  # fmt: skip
-        raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", f"not understood: {detail}")
+    combined = _rule_fields([format_rules(profile.rules.fields), extra], role)
     only = for_shooting if profile.type == "ranged" else for_fighting
-    rule_fields = set(profile.rules.fields)
-    base = {k: v for k, v in fields.items() if k not in rule_fields}
-    return {**base, **only(combined.fields)}
+    base = {k: v for k, v in fields.items() if k not in profile.rules.fields}
+    return {**base, **only(combined)}
 
 
 def _expand_role(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) -> dict[str, Any]:
@@ -110,11 +123,13 @@ def _expand_role(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) ->
         if op_id is None:
             raise InputError("INVALID_INPUT", f"{role}.{OPERATIVE}", "must be a string id")
         return {**_operative(cat, op_id, role).defender_fields(), **overrides}
+    if _id(body, OPERATIVE, role) is None and _id(body, PROFILE, role) is None:
+        # an inline profile with its rules as text: the members given explicitly win
+        only = for_shooting if kind == "attacker" else for_fighting
+        return {**only(_rule_fields([_extra_rules(body, role) or ""], role)), **overrides}
     if kind == "attacker":
         profile = _profile(cat, body, role, "ranged")
         return {**_weapon_fields(profile, body, role), **overrides}
-    if _id(body, OPERATIVE, role) is None and _id(body, PROFILE, role) is None:
-        raise InputError("INVALID_INPUT", f"{role}.{PROFILE}", "weaponProfileId is required")
     profile = _profile(cat, body, role, "melee")
     operative = cat.operatives[profile.operative_id]
     return {**operative.fighter_fields(), **_weapon_fields(profile, body, role), **overrides}

@@ -225,3 +225,38 @@ def test_expanded_overrides_are_still_validated() -> None:
     with pytest.raises(InputError) as err:
         registry.resolve(references.expand(envelope))
     assert err.value.code == "LIMIT_EXCEEDED" and err.value.field == "attacker.attacks"
+
+
+def test_inline_profiles_may_give_their_rules_as_text() -> None:
+    """`weaponRules` without ids: the datacard text becomes fields, explicit members win."""
+    as_text = {
+        "mode": "shoot",
+        "attacker": {
+            "attacks": 4,
+            "hit": 3,
+            "normalDamage": 4,
+            "criticalDamage": 5,
+            "weaponRules": 'Rng 8", Hot, Lethal 5+, Prc1, Brutal',
+        },
+        "defender": {"save": 4},
+    }
+    as_fields = {
+        "mode": "shoot",
+        "attacker": {
+            "attacks": 4,
+            "hit": 3,
+            "normalDamage": 4,
+            "criticalDamage": 5,
+            "lethal": 5,
+            "piercing": 1,
+        },
+        "defender": {"save": 4},
+    }
+    assert _key_and_result(as_text) == _key_and_result(as_fields)
+    explicit = references.expand({"attacker": {"lethal": 4, "weaponRules": "Lethal 5+, Sev"}})
+    assert explicit["attacker"] == {"lethal": 4, "severe": True}
+    fighter = references.expand({"fighterB": {"weaponRules": "Brutal, Piercing 1"}})
+    assert fighter["fighterB"] == {"brutal": True}
+    with pytest.raises(InputError) as err:
+        references.expand({"attacker": {"weaponRules": "Lethal 5+, Poison"}})
+    assert err.value.field == "attacker.weaponRules" and "'Poison'" in err.value.message

@@ -21,21 +21,27 @@ from prometheus_client.parser import text_string_to_metric_families
 PERCENTILES = ("50%", "95%", "99%")
 
 
-def cache_lookups(metrics_text: str) -> Counter[tuple[str, str]]:
-    """(tier, result) -> lookups so far, from the killmath_cache_lookups counter."""
-    counts: Counter[tuple[str, str]] = Counter()
+def counter(metrics_text: str, name: str, *labels: str) -> Counter[tuple[str, ...]]:
+    """label values -> count so far, for one counter of a `/metrics` text."""
+    counts: Counter[tuple[str, ...]] = Counter()
     for family in text_string_to_metric_families(metrics_text):
-        if family.name != "killmath_cache_lookups":
+        if family.name != name:
             continue
         for sample in family.samples:
             if sample.name.endswith("_total"):
-                counts[(sample.labels["tier"], sample.labels["result"])] += sample.value
+                counts[tuple(sample.labels[label] for label in labels)] += sample.value
     return counts
 
 
+def _delta(before: str, after: str, name: str, *labels: str) -> Counter[tuple[str, ...]]:
+    delta = counter(after, name, *labels)
+    delta.subtract(counter(before, name, *labels))
+    return delta
+
+
 def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
-    delta = cache_lookups(after)
-    delta.subtract(cache_lookups(before))
+    """This run's cache lookups by tier, and the Redis calls that failed or were skipped."""
+    delta = _delta(before, after, "killmath_cache_lookups", "tier", "result")
     l1_hit, l1_miss = delta[("l1", "hit")], delta[("l1", "miss")]
     l2_hit, l2_miss = delta[("l2", "hit")], delta[("l2", "miss")]
     lookups = l1_hit + l1_miss
@@ -46,6 +52,7 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
         "misses": int(l1_miss - l2_hit),
         "hitRatio": round((l1_hit + l2_hit) / lookups, 4) if lookups else None,
         "l2HitRatio": round(l2_hit / (l2_hit + l2_miss), 4) if l2_hit + l2_miss else None,
+        "redisErrors": int(sum(_delta(before, after, "killmath_redis_errors", "kind").values())),
     }
 
 

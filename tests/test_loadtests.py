@@ -76,10 +76,14 @@ def test_fresh_scenarios_are_valid(seed):
         _valid(scenarios.fight(rng), "fight")
 
 
-def _metrics(l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float) -> str:
-    """`/metrics` text as prometheus-client renders the service's cache counter."""
+def _metrics(
+    l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float, timeouts: float = 0
+) -> str:
+    """`/metrics` text as prometheus-client renders the service's cache counters."""
     registry = CollectorRegistry()
     lookups = Counter("killmath_cache_lookups", "", ["tier", "result"], registry=registry)
+    errors = Counter("killmath_redis_errors", "", ["kind"], registry=registry)
+    errors.labels("TimeoutError").inc(timeouts)
     for (tier, result), value in {
         ("l1", "hit"): l1_hit,
         ("l1", "miss"): l1_miss,
@@ -91,8 +95,8 @@ def _metrics(l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float) -> st
 
 
 def test_cache_summary_counts_only_the_run():
-    before = _metrics(10, 5, 1, 4)
-    after = _metrics(10 + 70, 5 + 30, 1 + 20, 4 + 10)
+    before = _metrics(10, 5, 1, 4, timeouts=2)
+    after = _metrics(10 + 70, 5 + 30, 1 + 20, 4 + 10, timeouts=2 + 3)
     assert summary.cache_summary(before, after) == {
         "lookups": 100,
         "l1Hits": 70,
@@ -100,6 +104,7 @@ def test_cache_summary_counts_only_the_run():
         "misses": 10,
         "hitRatio": 0.9,
         "l2HitRatio": 0.6667,
+        "redisErrors": 3,
     }
     assert summary.cache_summary(before, before)["hitRatio"] is None
 

@@ -9,6 +9,7 @@ resolver runs.
 
 from __future__ import annotations
 
+import copy
 import importlib
 
 import strawberry
@@ -55,15 +56,19 @@ class Schema(strawberry.Schema):
 
 
 def build_schema(*, max_depth: int, max_aliases: int, max_tokens: int) -> strawberry.Schema:
+    # strawberry wants a factory per extension so each request gets fresh instances. The two
+    # caches live at module level in strawberry (keyed by size), so they persist anyway. The
+    # limiters are copied from one instance each: a fresh limiter would build fresh rule
+    # classes, and the ValidationCache, keyed by the rules, would then never hit.
+    depth = QueryDepthLimiter(max_depth=max_depth)
+    aliases = MaxAliasesLimiter(max_alias_count=max_aliases)
     return Schema(
         query=query_type(),
-        # factories: strawberry builds fresh extensions per request; the two caches are
-        # module-level in strawberry (keyed by size), so they persist across requests
         extensions=[
             lambda: ParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),
-            lambda: QueryDepthLimiter(max_depth=max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+            lambda: copy.copy(depth),
+            lambda: copy.copy(aliases),
             lambda: MaxTokensLimiter(max_token_count=max_tokens),
         ],
     )

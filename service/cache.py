@@ -18,7 +18,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -61,15 +61,15 @@ class LRU:
 
     def __init__(self, entries: int) -> None:
         self.entries = entries
-        self._data: OrderedDict[str, Output] = OrderedDict()
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
 
-    def get(self, key: str) -> Output | None:
+    def get(self, key: Hashable) -> Any:
         value = self._data.get(key)
         if value is not None:
             self._data.move_to_end(key)
         return value
 
-    def put(self, key: str, value: Output) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         if self.entries == 0:
             return
         self._data[key] = value

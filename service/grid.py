@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from bisect import bisect_left
 from fractions import Fraction
 from itertools import accumulate
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from engine.errors import InputError
 from schema.errors import from_validation_error
-from service.compute import Job, prepare
+from service.cache import LRU
+from service.compute import Job, prepare_raw
 
 DEFAULT_WOUNDS = 12
 MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
@@ -123,20 +126,40 @@ def prepare_cells(grid: GridRequest) -> list[Job]:
     jobs = []
     for index, envelope in envelopes(grid):
         try:
-            jobs.append(prepare(envelope))
+            jobs.append(prepare_raw(orjson.dumps(envelope)))
         except InputError as exc:
             raise _where(exc, index, grid) from None
     return jobs
 
 
-def cell(index: tuple[int, int, int], output: dict[str, Any], thresholds: list[int]) -> dict:
-    """One cell: indices, expected damage, kill probability, P(damage ≥ k) per threshold.
-
-    Exact members appear when the cell's options asked for exact output.
-    """
+def cell(
+    index: tuple[int, int, int], key: str, output: dict[str, Any], thresholds: tuple[int, ...]
+) -> dict[str, Any]:
+    """One cell: its (attacker, defender, situation) indices and its summary."""
     a, d, s = index
+    return {"attacker": a, "defender": d, "situation": s, **summary(key, output, thresholds)}
+
+
+_SUMMARIES = LRU(32_768)
+_SUMMARIES_LOCK = threading.Lock()  # cells are built in pool threads
+
+
+def summary(key: str, output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str, Any]:
+    """Expected damage, kill probability and P(damage ≥ k) of one answer, memoised on its
+    canonical key and the thresholds: a warm grid is then assembled, not recomputed."""
+    with _SUMMARIES_LOCK:
+        found = _SUMMARIES.get((key, thresholds))
+    if found is None:
+        found = _summarise(output, thresholds)
+        with _SUMMARIES_LOCK:
+            _SUMMARIES.put((key, thresholds), found)
+    return found
+
+
+def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str, Any]:
+    """Exact members appear when the cell's options asked for exact output."""
+    row: dict[str, Any] = {}
     exact = "expectedDamageExact" in output
-    row: dict[str, Any] = {"attacker": a, "defender": d, "situation": s}
     for name in ("expectedDamage", "killProbability"):
         row[name] = output[name]
         if exact:

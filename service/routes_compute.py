@@ -23,7 +23,7 @@ from service.http import Endpoint, JSONResponse, answers_errors, computer, json_
 def single(mode: str) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
-        result = await computer(request).one(await json_body(request), mode)
+        result = await computer(request).one(await request.body(), mode)
         return JSONResponse(result_body(result))
 
     endpoint.__name__ = mode
@@ -50,7 +50,7 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
     async def work() -> dict[str, Any]:
         jobs = await service.in_pool(grids.prepare_cells, grid)
         answers = await service.results(jobs)
-        thresholds = grid.thresholds()
+        thresholds = tuple(grid.thresholds())
         indices = [index for index, _ in grids.envelopes(grid)]
 
         def rows() -> list[dict[str, Any]]:
@@ -58,12 +58,12 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
             for index, answer in zip(indices, answers, strict=True):
                 if isinstance(answer, InputError):
                     raise answer
-                out.append(grids.cell(index, answer.output, thresholds))
+                out.append(grids.cell(index, answer.key, answer.output, thresholds))
             return out
 
         cells = await service.in_pool(rows)
         cached = sum(1 for a in answers if isinstance(a, Result) and a.cached)
-        return {"atLeast": thresholds, "cells": cells, "cachedCells": cached}
+        return {"atLeast": list(thresholds), "cells": cells, "cachedCells": cached}
 
     return await service.within_budget(work())
 

@@ -12,12 +12,13 @@ from typing import Any
 import orjson
 from graphql import GraphQLError
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 from strawberry.asgi import GraphQL
 
 from engine.errors import InputError
 from schema.graphql import build_schema
 from service import grid as grids
+from service.cache import LRU
 from service.compute import BudgetExceeded, Computer, Result
 from service.routes_compute import run_grid
 from service.settings import Settings
@@ -37,7 +38,7 @@ class Service:
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            return await self.computer.one(envelope, mode)
+            return await self.computer.one(orjson.dumps(envelope), mode)
         except (InputError, BudgetExceeded) as exc:
             raise graphql_error(exc) from None
 
@@ -73,8 +74,47 @@ class KillmathGraphQL(GraphQL):
         return orjson.dumps(data)
 
 
+class Replies:
+    """Whole GraphQL replies, kept by request body, for documents that answer from cache.
+
+    GraphQL execution costs milliseconds where the cached answer costs microseconds, so a
+    repeated request (same document, same variables) is answered with the bytes of an
+    earlier reply. Only a reply without errors and without `"cached":false` is kept: such a
+    reply says exactly what re-executing would say, `cached: true` included. Replies above
+    `MAX_BYTES` (big grids) are not kept; their cells are cached one by one anyway.
+    """
+
+    MAX_BYTES = 262_144
+
+    def __init__(self, entries: int) -> None:
+        self.entries = LRU(entries)
+
+    def get(self, body: bytes) -> bytes | None:
+        return self.entries.get(body)
+
+    def offer(self, body: bytes, status: int, reply: bytes) -> None:
+        if status != 200 or len(reply) > self.MAX_BYTES or b'"cached":false' in reply:
+            return
+        try:
+            answer = orjson.loads(reply)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(answer, dict) and "errors" not in answer and answer.get("data"):
+            self.entries.put(body, reply)
+
+
+async def _read(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
 class LazyGraphQL:
-    """Strawberry's app, built on first use per Starlette app, with that app's limits."""
+    """Strawberry's app, built on first use per Starlette app with that app's limits, behind
+    the reply cache for POSTed documents."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
@@ -86,7 +126,58 @@ class LazyGraphQL:
                 max_tokens=settings.graphql_max_tokens,
             )
             state.graphql = KillmathGraphQL(schema)
-        await state.graphql(scope, receive, send)
+            state.graphql_replies = Replies(settings.graphql_reply_cache)
+        replies: Replies = state.graphql_replies
+        if scope["method"] != "POST" or replies.entries.entries == 0:
+            await state.graphql(scope, receive, send)
+            return
+        body = await _read(receive)
+        reply = replies.get(body)
+        if reply is not None:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(reply)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": reply})
+            return
+        await self._execute(state.graphql, scope, body, receive, send, replies)
+
+    async def _execute(
+        self,
+        app: KillmathGraphQL,
+        scope: Scope,
+        body: bytes,
+        receive: Receive,
+        send: Send,
+        replies: Replies,
+    ) -> None:
+        replayed = False
+        status = 0
+        parts: list[bytes] = []
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def capture(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+            await send(message)
+
+        await app(scope, replay, capture)
+        replies.offer(body, status, b"".join(parts))
 
 
 routes = [Route("/graphql", LazyGraphQL(), methods=["GET", "POST"])]

@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     graphql_max_depth: int = Field(12, ge=1)
     graphql_max_aliases: int = Field(50, ge=1)
     graphql_max_tokens: int = Field(100_000, ge=1)
+    graphql_reply_cache: int = Field(4_096, ge=0, description="whole replies kept; 0 = off")
 
     # compute
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")

@@ -10,11 +10,12 @@ ErrorCode = Literal["INVALID_INPUT", "LIMIT_EXCEEDED"]
 HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
 
 
-@dataclass(frozen=True)
+@dataclass
 class InputError(Exception):
     """Bad input, named by the dotted path of the offending field (`attacker.attacks`).
 
-    `limit` is set only for LIMIT_EXCEEDED: the maximum the field may take.
+    `limit` is set only for LIMIT_EXCEEDED: the maximum the field may take. Not frozen: Python
+    sets `__traceback__` on exceptions it propagates (context managers, hypothesis).
     """
 
     code: ErrorCode

@@ -10,4 +10,5 @@ SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
 
 def load_examples(name: str) -> list[dict]:
     """The worked examples of `<name>-examples.json` (spec test vectors, never copied)."""
-    return json.loads((SPEC_DIR / f"{name}-examples.json").read_text())["examples"]
+    data = json.loads((SPEC_DIR / f"{name}-examples.json").read_text())
+    return data["examples"] if isinstance(data, dict) else data

@@ -47,11 +47,8 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def answers_errors(endpoint: Endpoint) -> Endpoint:
-    """Turn the client's errors into their §12 responses.
-
-    Done here rather than with Starlette exception handlers because InputError is a frozen
-    dataclass and Starlette's handler machinery writes to the exception it handles.
-    """
+    """Turn the client's errors into their §12 responses, right at the route: what a client
+    can cause is answered where it happens, and only true faults reach the app's handler."""
 
     @functools.wraps(endpoint)
     async def wrapped(request: Request) -> Response:

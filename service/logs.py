@@ -19,7 +19,11 @@ REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 # attributes every LogRecord has; anything else was passed with `extra=` and is logged too
-_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message",
+    "asctime",
+    "color_message",  # uvicorn's ANSI-coloured duplicate of the message
+}
 
 
 class JSONFormatter(logging.Formatter):

@@ -15,8 +15,10 @@ from fractions import Fraction
 from itertools import product
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kt2013_requests import requests
 
+from engine.kt2013.to_hit import batch_hits, shooting_roll
 from schema import registry
 
 SIXTH = Fraction(1, 6)
@@ -263,3 +265,49 @@ def test_model_targets_match_the_enumerator(req: dict) -> None:
 @given(requests(vehicle=True, attacks=SMALL, most_wounds=4))
 def test_vehicle_targets_match_the_enumerator(req: dict) -> None:
     assert engine_exact(req) == without_zeros(brute_force(req))
+
+
+def batch_by_dice(n: int, need: int, special: int | None, crafted: bool, preferred: bool):
+    """Hits of an n-dice batch, rolled die by die; states (hits, any low, ones) are merged, then
+    the re-rolls of §3.3 are rolled die by die too. Reaches batches too big to enumerate."""
+    states: dict[tuple[int, bool, int], Fraction] = {(0, False, 0): Fraction(1)}
+    for _ in range(n):
+        rolled: dict[tuple[int, bool, int], Fraction] = defaultdict(Fraction)
+        for (hit, low, ones), p in states.items():
+            for face in FACES:
+                state = (hit + (face >= need), low or 1 < face < need, ones + (face == 1))
+                rolled[state] += p * SIXTH
+        states = rolled
+    out: dict[int, Fraction] = defaultdict(Fraction)
+    for (hit, low, ones), p in states.items():
+        needs = []
+        if crafted and (low or (ones and not preferred)):
+            needs.append(need)
+            ones -= 0 if low else 1
+        needs += [need if preferred else special] * ones if preferred or special else []
+        tallies = {hit: p}
+        for again in needs:
+            step: dict[int, Fraction] = defaultdict(Fraction)
+            for count, q in tallies.items():
+                for face in FACES:
+                    step[count + (face >= again)] += q * SIXTH
+            tallies = step
+        for count, q in tallies.items():
+            out[count] += q
+    return {k: p for k, p in out.items() if p}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 20),
+    skill=st.integers(1, 10),
+    crafted=st.booleans(),
+    preferred=st.booleans(),
+)
+def test_large_hit_batches_match_die_by_die_rolling(
+    n: int, skill: int, crafted: bool, preferred: bool
+) -> None:
+    roll = shooting_roll(skill)
+    want = batch_by_dice(n, roll.need, roll.special, crafted, preferred)
+    got = {h: p for h, p in enumerate(batch_hits(n, roll, crafted, preferred)) if p}
+    assert got == want

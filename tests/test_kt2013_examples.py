@@ -40,10 +40,13 @@ def test_exact_values(example: dict) -> None:
                 v: p["exact"] for v, p in expected.items()
             }
             assert all(e["probability"] == float(Fraction(e["exact"])) for e in entries)
+            assert {str(e["value"]): e["probability"] for e in entries} == {
+                v: p["float"] for v, p in expected.items()
+            }
             assert sum(Fraction(e["exact"]) for e in entries) == 1
         else:
             assert got[f"{name}Exact"] == expected["exact"], name
-            assert got[name] == float(Fraction(expected["exact"])), name
+            assert got[name] == float(Fraction(expected["exact"])) == expected["float"], name
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e["name"] for e in EXAMPLES])
@@ -60,15 +63,3 @@ def test_float_only_values(example: dict) -> None:
                 assert close(e["probability"], expected[str(e["value"])]["exact"])
         else:
             assert close(got[name], expected["exact"]), name
-
-
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e["name"] for e in EXAMPLES])
-def test_floats_are_those_of_the_examples(example: dict) -> None:
-    got = registry.run(example["scenario"])
-    for name, expected in example["expected"].items():
-        if is_distribution(expected):
-            assert {str(e["value"]): e["probability"] for e in got[name]} == {
-                v: p["float"] for v, p in expected.items()
-            }
-        else:
-            assert got[name] == expected["float"], name

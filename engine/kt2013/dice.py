@@ -1,11 +1,17 @@
-"""Exact D6 arithmetic shared by the stages: chances of a single roll and counts of many."""
+"""D6 arithmetic shared by the stages: chances of a single roll and counts of many.
+
+Single-roll chances are always exact. The helpers that combine many rolls take `Number`s, so
+the same code runs on Fractions (exact answers) or on floats (float-only answers, kt2024.md
+§10 allows it), where they are many times faster.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from math import comb
 
+Number = Fraction | float
 ZERO = Fraction(0)
 ONE = Fraction(1)
 SIXTH = Fraction(1, 6)
@@ -19,35 +25,25 @@ def at_least(value: int) -> Fraction:
     return Fraction(min(6, max(0, 7 - value)), 6)
 
 
-def binomial(n: int, p: Fraction) -> list[Fraction]:
+def binomial(n: int, p: Number) -> list[Number]:
     """P(k successes of n independent chances p) for k = 0..n."""
-    q = ONE - p
+    q = 1 - p
     return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
 
 
-def convolve(a: Sequence[Fraction], b: Sequence[Fraction]) -> list[Fraction]:
-    """Distribution of the sum of two independent counts given as lists indexed by value."""
-    out = [ZERO] * (len(a) + len(b) - 1)
-    for i, pa in enumerate(a):
-        if pa:
-            for j, pb in enumerate(b):
-                out[i + j] += pa * pb
-    return out
-
-
-def thin(counts: Mapping[int, Fraction], p: Fraction) -> dict[int, Fraction]:
+def thin(counts: Mapping[int, Number], p: Number) -> dict[int, Number]:
     """Each of a random number of items succeeds independently with chance p: P(k successes)."""
-    out: dict[int, Fraction] = {}
+    out: dict[int, Number] = {}
     for n, pn in counts.items():
         for k, pk in enumerate(binomial(n, p)):
-            out[k] = out.get(k, ZERO) + pn * pk
+            out[k] = out.get(k, 0) + pn * pk
     return out
 
 
-def none_of(counts: Mapping[int, Fraction], p: Fraction) -> Fraction:
+def none_of(counts: Mapping[int, Number], p: Number) -> Number:
     """P(not one of a random number of items has the chance-p property)."""
-    return sum((pn * (ONE - p) ** n for n, pn in counts.items()), ZERO)
+    return sum(pn * (1 - p) ** n for n, pn in counts.items())
 
 
-def mean(counts: Mapping[int, Fraction]) -> Fraction:
-    return sum((n * pn for n, pn in counts.items()), ZERO)
+def mean(counts: Mapping[int, Number]) -> Number:
+    return sum(n * pn for n, pn in counts.items())

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from math import comb
 
-from engine.kt2013.dice import ONE, ZERO, mean, none_of
+from engine.kt2013.dice import Number, mean, none_of
 from engine.kt2013.instant_death import unsaved_wound
 from engine.kt2013.saves import wound_saved
 from engine.kt2013.scenario import Attack, Model
@@ -24,68 +23,75 @@ class HitFate:
     """Chances for one hit: it wounds; the wound goes unsaved; it then kills outright, costs one
     wound, or goes unsaved and is not discounted by Feel No Pain (the trigger of §6)."""
 
-    wound: Fraction
-    unsaved: Fraction
-    instant_death: Fraction
-    wound_lost: Fraction
-    felt: Fraction
+    wound: Number
+    unsaved: Number
+    instant_death: Number
+    wound_lost: Number
+    felt: Number
 
 
-def hit_fate(attack: Attack) -> HitFate:
+def hit_fate(attack: Attack, number: type[Number]) -> HitFate:
+    """One hit's fate, worked out exactly, then given as `number` (Fraction or float)."""
     roll = wound_roll(attack)
-    unsaved = roll.wound * (ONE - wound_saved(attack, rending_wound=False)) + roll.rending_wound * (
-        ONE - wound_saved(attack, rending_wound=True)
+    unsaved = roll.wound * (1 - wound_saved(attack, rending_wound=False)) + roll.rending_wound * (
+        1 - wound_saved(attack, rending_wound=True)
     )
     fate = unsaved_wound(attack)
     return HitFate(
-        wound=roll.any_wound,
-        unsaved=unsaved,
-        instant_death=unsaved * fate.instant_death,
-        wound_lost=unsaved * fate.wound_lost,
-        felt=unsaved * (ONE - fate.discounted),
+        wound=number(roll.any_wound),
+        unsaved=number(unsaved),
+        instant_death=number(unsaved * fate.instant_death),
+        wound_lost=number(unsaved * fate.wound_lost),
+        felt=number(unsaved * (1 - fate.discounted)),
     )
 
 
 @dataclass(frozen=True)
 class ModelResult:
-    """The non-vehicle outputs of §6 (exact)."""
+    """The non-vehicle outputs of §6."""
 
-    wounds_lost: dict[int, Fraction]
-    p_removed: Fraction
-    p_instant_death: Fraction
-    p_unsaved_wound: Fraction
-    p_any_hit: Fraction
-    p_any_wound: Fraction
-    expected_hits: Fraction
-    expected_wounds: Fraction
-    expected_unsaved_wounds: Fraction
-    expected_wounds_lost: Fraction
+    wounds_lost: dict[int, Number]
+    p_removed: Number
+    p_instant_death: Number
+    p_unsaved_wound: Number
+    p_any_hit: Number
+    p_any_wound: Number
+    expected_hits: Number
+    expected_wounds: Number
+    expected_unsaved_wounds: Number
+    expected_wounds_lost: Number
 
 
-def wounds_lost(hits: Mapping[int, Fraction], fate: HitFate, wounds: int) -> dict[int, Fraction]:
+def wounds_lost(hits: Mapping[int, Number], fate: HitFate, wounds: int) -> dict[int, Number]:
     """P(woundsLost = k), k = 0..wounds: below `wounds` only with no Instant Death and exactly k
-    wounds lost; the rest of the probability is removal, reported as all `wounds` lost (§3.7)."""
-    quiet = ONE - fate.instant_death - fate.wound_lost
-    out = dict.fromkeys(range(wounds + 1), ZERO)
+    wounds lost; removal (any Instant Death, or `wounds` or more lost) counts as all lost (§3.7).
+
+    Every entry is a sum of non-negative terms, never a complement, so an entry is zero in
+    float mode exactly when it is zero in exact mode.
+    """
+    quiet = 1 - fate.instant_death - fate.wound_lost
+    out: dict[int, Number] = dict.fromkeys(range(wounds + 1), 0)
     for h, p_h in hits.items():
-        for k in range(min(h, wounds - 1) + 1):
-            out[k] += p_h * comb(h, k) * fate.wound_lost**k * quiet ** (h - k)
-    out[wounds] = ONE - sum(out.values(), ZERO)
+        for k in range(h + 1):
+            out[min(k, wounds)] += p_h * comb(h, k) * fate.wound_lost**k * quiet ** (h - k)
+        out[wounds] += p_h * (1 - (1 - fate.instant_death) ** h)
     return out
 
 
-def resolve_model(attack: Attack, target: Model, hits: Mapping[int, Fraction]) -> ModelResult:
+def resolve_model(
+    attack: Attack, target: Model, hits: Mapping[int, Number], number: type[Number]
+) -> ModelResult:
     """The §6 outputs against `target` (the attack's own target) given the hit distribution."""
-    fate = hit_fate(attack)
+    fate = hit_fate(attack, number)
     lost = wounds_lost(hits, fate, target.wounds)
     expected_hits = mean(hits)
     return ModelResult(
         wounds_lost=lost,
         p_removed=lost[target.wounds],
-        p_instant_death=ONE - none_of(hits, fate.instant_death),
-        p_unsaved_wound=ONE - none_of(hits, fate.felt),
-        p_any_hit=ONE - hits.get(0, ZERO),
-        p_any_wound=ONE - none_of(hits, fate.wound),
+        p_instant_death=1 - none_of(hits, fate.instant_death),
+        p_unsaved_wound=1 - none_of(hits, fate.felt),
+        p_any_hit=1 - hits.get(0, 0),
+        p_any_wound=1 - none_of(hits, fate.wound),
         expected_hits=expected_hits,
         expected_wounds=expected_hits * fate.wound,
         expected_unsaved_wounds=expected_hits * fate.unsaved,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from math import factorial
+from math import comb
 
-from engine.kt2013.dice import SIXTH, ZERO, at_least, binomial, convolve
+from engine.kt2013.dice import Number
 from engine.kt2013.scenario import Attack, Vehicle
 
 
@@ -64,44 +64,56 @@ def batch_hits(
     else one 1 unless Preferred Enemy will re-roll the 1s anyway; every other 1 is re-rolled by
     Preferred Enemy (needing `need`) or else by the BS 6+ rule (needing `special`). No die is
     re-rolled twice. This order is the optimal use of the three sources (§3.3.5).
+
+    Counting is in integers over 36^dice equally likely outcomes (every die rolled twice, the
+    second roll ignored unless it is a re-roll), which is much faster than Fractions here.
     """
-    p_hit = at_least(roll.need)
-    p_low = (roll.need - 2) * SIXTH
+    hit_faces = 7 - roll.need
+    low_faces = roll.need - 2
     if preferred_enemy:
-        p_one_rerolled = p_hit
+        one_faces = hit_faces
     elif roll.special is not None:
-        p_one_rerolled = at_least(roll.special)
+        one_faces = 7 - roll.special
     else:
-        p_one_rerolled = ZERO
-    out = [ZERO] * (dice + 1)
+        one_faces = 0  # a 1 that is not re-rolled: its second roll never hits
+    # rerolled_ones[r][k]: ways for k of r re-rolled 1s to hit (over 6^r)
+    rerolled_ones = [
+        [comb(r, k) * one_faces**k * (6 - one_faces) ** (r - k) for k in range(r + 1)]
+        for r in range(dice + 1)
+    ]
+    crafted = ((6 - hit_faces, 0), (hit_faces, 1))  # (ways, extra hit) of the re-rolled die
+    ways = [0] * (dice + 1)
     for ones in range(dice + 1):
-        for lows in range(dice - ones + 1):
-            if lows and not p_low:
-                continue
+        for lows in range(dice - ones + 1 if low_faces else 1):
             hits = dice - ones - lows
-            ways = factorial(dice) // (factorial(hits) * factorial(ones) * factorial(lows))
-            chance = ways * p_hit**hits * SIXTH**ones * p_low**lows
+            first = comb(dice, ones) * comb(dice - ones, lows) * hit_faces**hits * low_faces**lows
             master_low = master_crafted and lows > 0
             master_one = master_crafted and not lows and ones > 0 and not preferred_enemy
-            extra = binomial(1 if master_low or master_one else 0, p_hit)
-            extra = convolve(extra, binomial(ones - (1 if master_one else 0), p_one_rerolled))
-            for more, p in enumerate(extra):
-                out[hits + more] += chance * p
-    return tuple(out)
+            crafted_dice = 1 if master_low or master_one else 0
+            others = ones - (1 if master_one else 0)
+            # the die Master-crafted re-rolls, if any; every other die's second roll is idle
+            rerolls = crafted if crafted_dice else ((1, 0),)
+            idle = 6 ** (dice - others - crafted_dice)
+            for crafted_ways, extra in rerolls:
+                base = first * crafted_ways * idle
+                for more, w in enumerate(rerolled_ones[others]):
+                    ways[hits + extra + more] += base * w
+    return tuple(Fraction(w, 36**dice) for w in ways)
 
 
-def hit_distribution(attack: Attack) -> dict[int, Fraction]:
-    """P(total hits): the number of attacks is rolled once (§3.1), then the batch is rolled."""
+def hit_distribution(attack: Attack, number: type[Number] = Fraction) -> dict[int, Number]:
+    """P(total hits), as `number`: the number of attacks is rolled once (§3.1), then the batch."""
     roll = hit_roll(attack)
-    out: dict[int, Fraction] = {}
+    out: dict[int, Number] = {}
     for dice, p_dice in attack.weapon.attacks.distribution().items():
+        p_dice = number(p_dice)
         if roll is None:
-            out[dice] = out.get(dice, ZERO) + p_dice
+            out[dice] = out.get(dice, 0) + p_dice
             continue
         batch = batch_hits(
             dice, roll, attack.weapon.master_crafted, attack.attacker.preferred_enemy
         )
         for hits, p in enumerate(batch):
             if p:
-                out[hits] = out.get(hits, ZERO) + p_dice * p
+                out[hits] = out.get(hits, 0) + p_dice * number(p)
     return out

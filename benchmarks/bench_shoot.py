@@ -85,7 +85,7 @@ def scenario(rng: random.Random) -> Shoot:
 
 
 MEMOS = [dice.roll, dice.trinomial, attack._retained, defence.saves, allocation.allocate,
-         damage.attack_table, damage.saves_table,
+         damage.attack_pool, damage.defence_pool, damage.hit_tables,
          allocation.resolve_saves, damage.action]  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, shoot
-from engine.kt2024.damage import action_for
+from engine.kt2024.damage import action
 
 REROLLS = ["NONE", "BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH", "ONES_AND_BALANCED"]
 
@@ -77,7 +77,7 @@ def test_more_attacks_never_lower_expected_damage(s: Shoot) -> None:
 @settings(max_examples=40, deadline=None)
 @given(scenarios(), st.integers(2, 4))
 def test_rounds_are_the_convolution_of_one_round(s: Shoot, rounds: int) -> None:
-    one = action_for(s.attacker, s.defender, relics=False, exact=True)[0]
+    one = action(s.attacker, s.defender, relics=False, exact=True)[0]
     total = np.array([1], dtype=object)
     for _ in range(rounds):
         total = np.convolve(total, one.num)

@@ -159,7 +159,7 @@ def canonical_shoot(s: Shoot) -> Shoot:
     while True:
         nxt = _pass(s)
         if nxt == s:
-            return s
+            return nxt  # (equality ignores the defender's wounds; CS1 may reset them)
         s = nxt
 
 

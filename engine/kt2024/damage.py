@@ -1,21 +1,25 @@
 """§7 R1–R9: one shooting action, from retained dice to a distribution of damage.
 
-Every (attack outcome, defence outcome) pair is handled at once as flat arrays: the saves table
-of `allocation` gives the hits that get through (R2–R3), Saintly Relics split each pair into at
-most three branches (R5), Durable and Curse of Rot adjust the raw damage (R6–R7), and Feel No
-Pain subtracts a binomial from it, one trial per damage instance (R8).
+Everything that depends only on counts is tabulated once and memoised:
+- `attack_pool` / `defence_pool`: the §5 and §6 outcomes as index arrays and weights;
+- `hit_tables`: for every (c, n, cs, ns), the damage of the hits that get through the saves
+  (R2 Just a Scratch, R3 allocation, R4 instances, R6 Durable), their number, and the same
+  after Saintly Relics ignore the first instance of either relic group (R5).
+An action is then a handful of array operations: every (attack, defence) outcome pair indexes
+the tables, Devastating (R1) and Curse of Rot (R7) add their instances, and Feel No Pain (R8)
+subtracts a binomial, one trial per damage instance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 from . import precision as pr
-from .allocation import durable_applies, resolve_saves
+from .allocation import MAX_HITS, MAX_SAVES, durable_applies, resolve_saves
 from .attack import attack_dice, retained
 from .defence import collected, saves
 from .precision import Weights
@@ -24,6 +28,8 @@ from .scenario import AttackDice, Attacker, Defender
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
 
+SAVE_CELLS = (MAX_SAVES + 1) ** 2  # (cs, ns) cells per (c, n) in the flat tables
+
 
 def feel_no_pain_chance(threshold: int) -> Fraction:
     """R8: an instance is reduced by 1 when its FNP die shows `threshold` or more."""
@@ -31,136 +37,143 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
 
 
 @dataclass(frozen=True)
-class Outcomes:
-    """Flat arrays, one entry per outcome: attack crits, hit crits and normals that got through
-    the saves, cursed defence dice, and the outcome's weight."""
+class Pool:
+    """Outcomes of one side as flat arrays. `columns` has three rows: the index into the hit
+    tables contributed by this side, the raw damage and the damage instances it adds on its own
+    (Devastating or curse); one row-wise broadcast combines two sides."""
 
-    crits: np.ndarray
-    hit_crits: np.ndarray
-    hit_normals: np.ndarray
-    cursed: np.ndarray
+    columns: np.ndarray
     weights: Weights
 
-    def where(
-        self, mask: np.ndarray, factor: np.ndarray, den: int, **changes: np.ndarray
-    ) -> Outcomes:
-        """The outcomes selected by `mask`, weights times `factor / den`, with columns changed."""
-        cols = {
-            "crits": self.crits,
-            "hit_crits": self.hit_crits,
-            "hit_normals": self.hit_normals,
-            "cursed": self.cursed,
-        } | changes
-        picked = {name: col[mask] for name, col in cols.items()}
-        num = (self.weights.num * factor)[mask]
-        return Outcomes(**picked, weights=Weights(num, self.weights.den * den))
+    def where(self, mask: np.ndarray) -> Pool:
+        return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
+
+
+def _pool(dist: dict[tuple[int, ...], Fraction], exact: bool) -> tuple[np.ndarray, Weights]:
+    return np.array(list(dist), dtype=np.int64).reshape(len(dist), -1), pr.weights(
+        list(dist.values()), exact
+    )
+
+
+@lru_cache(maxsize=4096)
+def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple[Pool, Pool]:
+    """§5 outcomes of a shooting attack, split into (no crit, at least one crit).
+
+    The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
+    """
+    rows, w = _pool(retained(d, obscured=ob, cursed=False, devastating=devastating), exact)
+    c, n = rows[:, 0], rows[:, 1]
+    columns = np.stack(
+        [(c * (MAX_HITS + 1) + n) * SAVE_CELLS, c * devastating, c * (devastating > 0)]
+    )
+    pool = Pool(columns, w)
+    return pool.where(c == 0), pool.where(c >= 1)
+
+
+@lru_cache(maxsize=4096)
+def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
+    """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
+    rows, w = _pool(saves(d, dice, saturate, cursed), exact)
+    cs, ns, k = rows[:, 0], rows[:, 1], rows[:, 2]
+    return Pool(np.stack([cs * (MAX_SAVES + 1) + ns, k, k]), w)
 
 
 @dataclass(frozen=True)
-class Table:
-    """A memoised distribution as integer columns (one per outcome member) and weights."""
+class HitTables:
+    """Flat tables over (c, n, cs, ns) for one damage profile (R2–R6)."""
 
-    columns: tuple[np.ndarray, ...]
+    raw_instances: np.ndarray  # rows: damage of the hits that get through (Durable applied),
+    #                            and their number of instances with damage > 0
+    first: np.ndarray  # instances in the first relic group (crits if CD ≥ ND, else normals)
+    second: np.ndarray  # instances in the second relic group
+    raw_first: np.ndarray  # damage when a first-group instance is ignored
+    raw_second: np.ndarray  # damage when a second-group instance is ignored
+
+
+@lru_cache(maxsize=256)
+def hit_tables(critical_damage: int, normal_damage: int, durable: bool, jas: str) -> HitTables:
+    """R2–R6 for every count: instances are ordered by damage, crits first on equal damage."""
+    crits, normals = (
+        t.ravel() for t in resolve_saves(critical_damage, normal_damage, durable, jas)
+    )
+    dur = durable_applies(durable, critical_damage)
+
+    def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+        return c * critical_damage + n * normal_damage - (dur & (c >= 1))
+
+    crit_instances = crits if critical_damage > 0 else np.zeros_like(crits)
+    normal_instances = normals if normal_damage > 0 else np.zeros_like(normals)
+    if critical_damage >= normal_damage:
+        first, second = crit_instances, normal_instances
+        raw_first, raw_second = raw(crits - 1, normals), raw(crits, normals - 1)
+    else:
+        first, second = normal_instances, crit_instances
+        raw_first, raw_second = raw(crits, normals - 1), raw(crits - 1, normals)
+    return HitTables(
+        np.stack([raw(crits, normals), first + second]), first, second, raw_first, raw_second
+    )
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Every (attack, defence) outcome pair of an action: raw damage, damage instances and
+    weight, before Feel No Pain."""
+
+    raw: np.ndarray
+    instances: np.ndarray
     weights: Weights
 
-
-def table(dist: dict[tuple[int, ...], Fraction], width: int, exact: bool) -> Table:
-    cols = np.array(list(dist), dtype=np.int64).reshape(-1, width)
-    return Table(tuple(cols[:, i] for i in range(width)), pr.weights(list(dist.values()), exact))
-
-
-@lru_cache(maxsize=4096)
-def attack_table(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Table:
-    """§5 outcomes (c, n) of a shooting attack; its own dice are never cursed."""
-    dist = retained(d, obscured=ob, cursed=False, devastating=devastating)
-    return table({(c, n): p for (c, n, _), p in dist.items()}, 2, exact)
+    def scaled(self, factor: np.ndarray, den: int) -> Outcomes:
+        """Weights times `factor / den`, pairs of zero weight dropped (R5 relic branches)."""
+        live = factor != 0
+        return Outcomes(
+            self.raw[live],
+            self.instances[live],
+            Weights((self.weights.num * factor)[live], self.weights.den * den),
+        )
 
 
-@lru_cache(maxsize=4096)
-def saves_table(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Table:
-    """§6 outcomes (cs, ns, K) of `dice` collected defence dice."""
-    return table(saves(d, dice, saturate, cursed), 3, exact)
-
-
-def saved(a: Attacker, d: Defender, exact: bool) -> Outcomes:
-    """§5, §6 and R2–R3: every pair of attack and defence outcome, after the saves.
-
-    The defence dice collected depend on the attack only through "is there a crit" (Piercing
-    Crits), so the attack outcomes split into two groups at most.
-    """
-    attack = attack_table(attack_dice(a), a.obscured, a.devastating, exact)
-    c, n = attack.columns
-    has_crit = c >= 1
-    groups = []
-    for mask, dice in ((~has_crit, collected(a, d, 0)), (has_crit, collected(a, d, 1))):
-        if mask.any():
-            pool = saves_table(d, dice, a.saturate, a.curse_of_rot, exact)
-            groups.append((c[mask], n[mask], attack.weights.num[mask], pool))
-    den = attack.weights.den * pr.common(pool.weights for *_, pool in groups)
-    parts: list[list[np.ndarray]] = [[] for _ in range(6)]
-    for gc, gn, gw, pool in groups:
-        cs, ns, k = pool.columns
-        per_attack, per_defence = len(gc), len(cs)
-        scale = den // (attack.weights.den * pool.weights.den)
-        w = np.multiply.outer(gw, pool.weights.num).ravel()
-        for part, col in zip(
-            parts,
-            (
-                np.repeat(gc, per_defence),
-                np.repeat(gn, per_defence),
-                np.tile(cs, per_attack),
-                np.tile(ns, per_attack),
-                np.tile(k, per_attack),
-                w * scale if scale != 1 else w,
-            ),
-            strict=True,
-        ):
-            part.append(col)
-    c, n, cs, ns, k, num = (np.concatenate(part) for part in parts)
-    through_c, through_n = resolve_saves(
-        a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch
-    )
-    return Outcomes(c, through_c[c, n, cs, ns], through_n[c, n, cs, ns], k, Weights(num, den))
-
-
-def saintly_relics(
-    a: Attacker, o: Outcomes, relic: Fraction, exact: bool
-) -> tuple[Outcomes, Outcomes]:
-    """R5: (outcomes with no instance ignored, outcomes with one hit instance ignored).
-
-    Hit instances are tried in order of damage, crits first on equal damage; the first success
-    ignores its instance and stops the tries. Zero-damage hits are not instances.
-    """
-    crit_instances = o.hit_crits if a.critical_damage > 0 else np.zeros_like(o.hit_crits)
-    normal_instances = o.hit_normals if a.normal_damage > 0 else np.zeros_like(o.hit_normals)
-    crits_first = a.critical_damage >= a.normal_damage
-    first, second = (
-        (crit_instances, normal_instances) if crits_first else (normal_instances, crit_instances)
-    )
-    miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
-    none = miss.num[first + second]
-    in_first = miss.num[0] - miss.num[first]
-    in_second = miss.num[first] - miss.num[first + second]
-    minus_crit = {"hit_crits": o.hit_crits - 1}
-    minus_normal = {"hit_normals": o.hit_normals - 1}
-    first_change, second_change = (
-        (minus_crit, minus_normal) if crits_first else (minus_normal, minus_crit)
-    )
-    kept = o.where(none != 0, none, miss.den)
-    ignored_first = o.where(in_first != 0, in_first, miss.den, **first_change)
-    ignored_second = o.where(in_second != 0, in_second, miss.den, **second_change)
-    return kept, concatenate(ignored_first, ignored_second)
-
-
-def concatenate(x: Outcomes, y: Outcomes) -> Outcomes:
-    den = pr.common((x.weights, y.weights))
+def concatenate(parts: list[Outcomes]) -> Outcomes:
+    if len(parts) == 1:
+        return parts[0]
+    den = pr.common(p.weights for p in parts)
     return Outcomes(
-        np.concatenate((x.crits, y.crits)),
-        np.concatenate((x.hit_crits, y.hit_crits)),
-        np.concatenate((x.hit_normals, y.hit_normals)),
-        np.concatenate((x.cursed, y.cursed)),
-        Weights(np.concatenate((x.weights.rescaled(den), y.weights.rescaled(den))), den),
+        np.concatenate([p.raw for p in parts]),
+        np.concatenate([p.instances for p in parts]),
+        Weights(np.concatenate([p.weights.rescaled(den) for p in parts]), den),
     )
+
+
+def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
+    """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
+    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch)
+    kept: list[Outcomes] = []
+    ignored: list[Outcomes] = []
+    for crits, pool in enumerate(attack_pool(attack_dice(a), a.obscured, a.devastating, exact)):
+        if not pool.columns.shape[1]:
+            continue
+        saves_pool = defence_pool(d, collected(a, d, crits), a.saturate, a.curse_of_rot, exact)
+        cell, raw, instances = (pool.columns[:, :, None] + saves_pool.columns[:, None, :]).reshape(
+            3, -1
+        )
+        num = np.multiply.outer(pool.weights.num, saves_pool.weights.num).ravel()
+        weights = Weights(num, pool.weights.den * saves_pool.weights.den)
+        hit_raw, hit_instances = tables.raw_instances[:, cell]
+        raw, instances = raw + hit_raw, instances + hit_instances
+        if relic is None:
+            kept.append(Outcomes(raw, instances, weights))
+            continue
+        first, second = tables.first[cell], tables.second[cell]
+        miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
+        kept.append(Outcomes(raw, instances, weights).scaled(miss.num[first + second], miss.den))
+        for extra_raw, factor in (
+            (tables.raw_first[cell] - hit_raw, miss.num[0] - miss.num[first]),
+            (tables.raw_second[cell] - hit_raw, miss.num[first] - miss.num[first + second]),
+        ):
+            ignored.append(
+                Outcomes(raw + extra_raw, instances - 1, weights).scaled(factor, miss.den)
+            )
+    return tuple(concatenate(part) for part in ((kept, ignored) if relic else (kept,)))
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np.ndarray:
@@ -172,46 +185,26 @@ def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np
     return out
 
 
-def damage(a: Attacker, d: Defender, o: Outcomes, exact: bool) -> Weights:
-    """R1, R4, R6–R9: the distribution of the action's damage, indexed by damage."""
-    cd, nd, dev = a.critical_damage, a.normal_damage, a.devastating
-    durable = (o.hit_crits >= 1) & durable_applies(d.durable, cd)
-    raw = o.crits * dev + o.hit_crits * cd + o.hit_normals * nd - durable + o.cursed
-    size = int(raw.max(initial=0)) + 1
-    if d.feel_no_pain is None:
-        return Weights(accumulate(raw, o.weights.num, size, exact), o.weights.den)
-    instances = (
-        (o.crits if dev > 0 else 0)
-        + (o.hit_crits if cd > 0 else 0)
-        + (o.hit_normals if nd > 0 else 0)
-        + o.cursed
-    )
-    top = int(instances.max(initial=0))
-    grid = accumulate(raw * (top + 1) + instances, o.weights.num, size * (top + 1), exact)
+def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
+    """R8–R9: the distribution of the action's damage (index = damage)."""
+    size = int(o.raw.max(initial=0)) + 1
+    if threshold is None:
+        return Weights(accumulate(o.raw, o.weights.num, size, exact), o.weights.den)
+    top = int(o.instances.max(initial=0))
+    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, size * (top + 1), exact)
     cells = np.flatnonzero(grid)
     raws, counts = np.divmod(cells, top + 1)
-    fnp = pr.binomials(feel_no_pain_chance(d.feel_no_pain), top, exact)
+    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
+    reduced = np.arange(top + 1)
+    valid = reduced[None, :] <= counts[:, None]
     spread = grid[cells][:, None] * fnp.num[counts, :]
-    saved_points = np.arange(top + 1)
-    valid = saved_points[None, :] <= counts[:, None]
-    target = raws[:, None] - saved_points[None, :]
+    target = raws[:, None] - reduced[None, :]
     out = accumulate(target[valid], spread[valid], size, exact)
     return Weights(out, o.weights.den * fnp.den)
 
 
 @lru_cache(maxsize=2048)
 def action(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights, ...]:
-    """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live.
-
-    Memoised on the inputs (the defender's wounds do not matter here: callers pass wounds 0).
-    """
-    outcomes = saved(a, d, exact)
-    if not relics or d.saintly_relics == "NONE":
-        return (damage(a, d, outcomes, exact),)
-    kept, ignored = saintly_relics(a, outcomes, RELIC_IGNORE[d.saintly_relics], exact)
-    return damage(a, d, kept, exact), damage(a, d, ignored, exact)
-
-
-def action_for(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights, ...]:
-    """`action` keyed without the defender's wounds, so kill thresholds share one memo entry."""
-    return action(a, replace(d, wounds=1), relics, exact)
+    """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live."""
+    relic = RELIC_IGNORE[d.saintly_relics] if relics and d.saintly_relics != "NONE" else None
+    return tuple(feel_no_pain(o, d.feel_no_pain, exact) for o in outcomes(a, d, relic, exact))

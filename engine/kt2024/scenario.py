@@ -69,9 +69,12 @@ class Attacker(AttackDice):
 
 @dataclass(frozen=True)
 class Defender:
+    """The target. `wounds` only decides kill probabilities, so it takes no part in equality
+    or hashing: defenders that differ only in wounds share every memoised damage result."""
+
     defence_dice: int = 3
     save: int = 3
-    wounds: int = 12
+    wounds: int = field(default=12, compare=False)
     crit_save: int = 6
     cover_saves: int = 0
     cover_crit_saves: int = 0

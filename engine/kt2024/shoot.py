@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import precision as pr
-from .damage import action_for
+from .damage import action
 from .precision import Weights
 from .scenario import Shoot
 
@@ -46,8 +46,8 @@ def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def round_totals(s: Shoot) -> list[Weights]:
     """The distribution of total damage after each round (index = damage)."""
     a, d, exact = s.attacker, s.defender, s.options.exact
-    spent = action_for(a, d, relics=False, exact=exact)[0]
-    live = action_for(a, d, relics=True, exact=exact) if d.saintly_relics != "NONE" else None
+    spent = action(a, d, relics=False, exact=exact)[0]
+    live = action(a, d, relics=True, exact=exact) if d.saintly_relics != "NONE" else None
     den = spent.den if live is None else pr.common((spent, *live))
     step_spent = spent.rescaled(den)
     # state: relics used -> numerators of total damage so far, all over `total_den`
@@ -74,16 +74,15 @@ def round_totals(s: Shoot) -> list[Weights]:
     return totals
 
 
-def probability(num: object, den: int, exact: bool) -> Fraction | float:
-    return Fraction(int(num), den) if exact else float(num)
-
-
 def shoot(s: Shoot) -> ShootResult:
     """The exact (or float) answer to one shooting scenario (§8.4)."""
     exact, wounds = s.options.exact, s.defender.wounds
     totals = round_totals(s)
     final = totals[-1]
-    dist = {t: probability(x, final.den, exact) for t, x in enumerate(final.num) if x != 0}
-    expected = probability(sum(t * x for t, x in enumerate(final.num)), final.den, exact)
-    by_round = [probability(w.num[wounds:].sum(), w.den, exact) for w in totals]
+    support = np.flatnonzero(final.num)
+    dist = dict(
+        zip(support.tolist(), pr.values(Weights(final.num[support], final.den), exact), strict=True)
+    )
+    expected = pr.value(np.dot(support, final.num[support]), final.den, exact)
+    by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]
     return ShootResult(dist, expected, by_round[-1], by_round)

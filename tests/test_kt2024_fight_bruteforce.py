@@ -1,0 +1,286 @@
+"""The fight engine against the die-by-die oracle, plus properties every fight must have."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
+
+from engine.errors import InputError
+from engine.kt2024.fight import evaluate, final_wounds
+from engine.kt2024.fight_canonical import canonical_fight, fight_key
+from engine.kt2024.fighter import Fight, Fighter, FightOptions
+from engine.kt2024.scenario import camel
+from engine.kt2024.weights import ExactWeights, FloatWeights
+from schema import registry
+
+STRATEGIES = ("MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY", "OPTIMAL")
+HEURISTICS = STRATEGIES[:4]
+REROLLS = (
+    "NONE", "BALANCED", "DOUBLE_BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH", "REROLL_ONES",
+    "ONES_AND_BALANCED", "CEASELESS_AND_BALANCED",
+)  # fmt: skip
+FLAGS = (
+    "rending", "severe", "punishing", "closeAssault", "puritySeal", "mysticScry", "curseOfRot",
+    "brutal", "shock", "stun2021", "stormShield2021", "hammerhand2021", "dueller2021", "duelist",
+    "murderousEntrance2021", "durable", "halfDamageFirstStrike",
+)  # fmt: skip
+
+
+def slow(examples: int) -> settings:
+    """Fixed examples (reproducible runs), no per-example deadline: the oracle is slow."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        derandomize=True,
+    )
+
+
+@st.composite
+def fighter_dicts(draw, max_attacks: int = 3, max_wounds: int = 8, strategies=STRATEGIES) -> dict:
+    """A fighter as an API dict; every field can take every kind of value."""
+    attacks = draw(st.integers(0, max_attacks))
+    f = {
+        "attacks": attacks,
+        "hit": draw(st.sampled_from([2, 3, 3, 4, 4, 5, 6])),
+        "lethal": draw(st.sampled_from([6, 6, 5, 4, 2])),
+        "normalDamage": draw(st.sampled_from([0, 1, 2, 2, 3, 3, 4, 5])),
+        "criticalDamage": draw(st.sampled_from([0, 1, 2, 3, 3, 4, 4, 5, 6, 7])),
+        "wounds": draw(st.integers(1, max_wounds)),
+        "strategy": draw(st.sampled_from(strategies)),
+        "accurate": draw(st.sampled_from([0, 0, 0, 1, 2])),
+        "autoCrits": draw(st.sampled_from([0, 0, 0, 1])),
+        "failsToNorms": draw(st.sampled_from([0, 0, 1])),
+        "normsToCrits": draw(st.sampled_from([0, 0, 1])),
+        # re-rolls multiply the oracle's work by 6**dice: only on small pools
+        "reroll": draw(st.sampled_from(REROLLS)) if attacks <= 2 else "NONE",
+        "justAScratch": draw(st.sampled_from(["NONE", "NONE", "CRITS", "NORMALS"])),
+        "saintlyRelics": draw(st.sampled_from(["NONE", "NONE", "ONE_D6", "TWO_D6"])),
+        "feelNoPain": draw(st.sampled_from([None, None, 4, 5, 6])),
+    }
+    elite = draw(st.sampled_from([None, None, None, "eliteModerate", "eliteExtreme"]))
+    if elite:
+        f[elite] = True
+    for flag in draw(st.sets(st.sampled_from(FLAGS), max_size=6)):
+        f[flag] = True
+    return f
+
+
+@st.composite
+def fights(draw, max_attacks: int = 3, max_wounds: int = 8, max_rounds: int = 2, **kw) -> dict:
+    a = draw(fighter_dicts(max_attacks, max_wounds, **kw))
+    b = draw(fighter_dicts(max_attacks, max_wounds, **kw))
+    rounds = draw(st.integers(1, max_rounds))
+    return {"fighterA": a, "fighterB": b,
+            "options": {"firstToAct": draw(st.sampled_from("AB")), "rounds": rounds}}  # fmt: skip
+
+
+def engine_fight(body: dict, exact: bool = True) -> Fight:
+    return registry.resolve({**body, "options": {**body["options"], "exact": exact}}, "fight")[1]
+
+
+def joint(body: dict, exact: bool = True) -> dict:
+    weights = ExactWeights() if exact else FloatWeights()
+    return final_wounds(engine_fight(body, exact), weights)
+
+
+# ---- the oracle --------------------------------------------------------------------------
+
+
+@slow(60)
+@given(fights())
+def test_matches_die_by_die_oracle(body: dict) -> None:
+    options = body["options"]
+    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
+    want = {w: p for w, p in oracle.finals().items() if p}
+    assert joint(body) == want
+
+
+@slow(60)
+@given(fights(max_attacks=4, max_wounds=10, max_rounds=1, strategies=HEURISTICS))
+def test_heuristics_match_die_by_die_oracle(body: dict) -> None:
+    """Longer alternations, where last blocks (D4) and projections (D5) decide more often."""
+    options = body["options"]
+    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
+    want = {w: p for w, p in oracle.finals().items() if p}
+    assert joint(body) == want
+
+
+@slow(25)
+@given(fights(max_attacks=2, max_wounds=6, strategies=("OPTIMAL",)))
+def test_optimal_vs_optimal_matches_oracle(body: dict) -> None:
+    options = body["options"]
+    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
+    assert joint(body) == {w: p for w, p in oracle.finals().items() if p}
+
+
+def test_oracle_reproduces_a_worked_example() -> None:
+    """F25 of the spec, worked by hand in §13: guards the oracle itself."""
+    a = {"attacks": 1, "hit": 2, "normalDamage": 3, "criticalDamage": 3, "wounds": 3,
+         "strategy": "OPTIMAL"}  # fmt: skip
+    b = {"attacks": 2, "hit": 4, "normalDamage": 3, "criticalDamage": 3, "wounds": 6,
+         "strategy": "STRIKE"}  # fmt: skip
+    finals = Oracle(a, b).finals()
+    assert sum(p for w, p in finals.items() if w[0] == 0) == Fraction(4, 9)
+
+
+# ---- properties --------------------------------------------------------------------------
+
+
+@slow(40)
+@given(fights(max_attacks=5, max_wounds=14, max_rounds=3, strategies=HEURISTICS))
+def test_sums_to_one_and_float_mode_agrees(body: dict) -> None:
+    exact = joint(body)
+    assert sum(exact.values()) == 1
+    floats = joint(body, exact=False)
+    assert floats.keys() == exact.keys()
+    for w, p in exact.items():
+        assert abs(Fraction(floats[w]) - p) <= Fraction(1, 10**12)
+
+
+def swapped(body: dict) -> dict:
+    first = {"A": "B", "B": "A"}[body["options"]["firstToAct"]]
+    return {"fighterA": body["fighterB"], "fighterB": body["fighterA"],
+            "options": {**body["options"], "firstToAct": first}}  # fmt: skip
+
+
+@slow(30)
+@given(fights(max_attacks=4, max_wounds=10))
+def test_swapping_fighters_swaps_results(body: dict) -> None:
+    assert joint(swapped(body)) == {(b, a): p for (a, b), p in joint(body).items()}
+
+
+def utility(finals: dict) -> Fraction:
+    """U of §9.8 for fighter A."""
+    return sum(p for (a, b), p in finals.items() if b == 0) - sum(
+        p for (a, b), p in finals.items() if a == 0
+    )
+
+
+@slow(25)
+@given(fights(max_attacks=4, max_wounds=10, strategies=HEURISTICS), st.booleans())
+def test_optimal_never_below_a_heuristic(body: dict, opponent_optimal: bool) -> None:
+    if opponent_optimal:
+        body = {**body, "fighterB": {**body["fighterB"], "strategy": "OPTIMAL"}}
+    best = utility(joint({**body, "fighterA": {**body["fighterA"], "strategy": "OPTIMAL"}}))
+    for strategy in HEURISTICS:
+        assert best >= utility(
+            joint({**body, "fighterA": {**body["fighterA"], "strategy": strategy}})
+        )
+
+
+def test_optimal_policy_does_not_depend_on_precision() -> None:
+    body = {"fighterA": {"attacks": 4, "wounds": 10, "strategy": "OPTIMAL"},
+            "fighterB": {"attacks": 4, "wounds": 6, "normalDamage": 4, "feelNoPain": 4},
+            "options": {"firstToAct": "B", "rounds": 2}}  # fmt: skip
+    exact, floats = joint(body), joint(body, exact=False)
+    assert floats.keys() == exact.keys()
+    assert all(abs(floats[w] - float(p)) <= 1e-12 for w, p in exact.items())
+
+
+# ---- canonical form ----------------------------------------------------------------------
+
+
+@slow(40)
+@given(fights(max_attacks=4, max_wounds=10))
+def test_canonical_form_never_changes_results(body: dict) -> None:
+    fight = engine_fight(body)
+    canonical = canonical_fight(fight)
+    assert canonical_fight(canonical) == canonical
+    assert fight_key(canonical) == fight_key(fight)
+    assert evaluate(canonical) == evaluate(fight)
+
+
+def key_of(body: dict) -> str:
+    handler, scenario = registry.resolve(body, "fight")
+    return handler.cache_key(scenario)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [  # CF1: capped counts and a lethal below the hit roll
+        ({"attacks": 2, "accurate": 5}, {"attacks": 2, "accurate": 2}),
+        ({"attacks": 3, "autoCrits": 4, "accurate": 1}, {"attacks": 3, "autoCrits": 3}),
+        ({"hit": 4, "lethal": 2}, {"hit": 4, "lethal": 4}),
+        ({"attacks": 2, "accurate": 2, "hit": 5, "reroll": "RELENTLESS", "rending": True},
+         {"attacks": 2, "accurate": 2}),
+        ({"attacks": 2, "failsToNorms": 8}, {"attacks": 2, "failsToNorms": 2}),
+    ],
+)  # fmt: skip
+def test_equivalent_fighters_share_a_key(one: dict, other: dict) -> None:
+    assert key_of({"fighterA": one}) == key_of({"fighterA": other})
+    assert registry.run({"fighterA": one}, "fight") == registry.run({"fighterA": other}, "fight")
+
+
+def test_opponent_dependent_rules_collapse() -> None:
+    low_crits = {"criticalDamage": 3}
+    assert key_of({"fighterA": {"durable": True}, "fighterB": low_crits}) == key_of(
+        {"fighterB": low_crits}
+    )  # CF2
+    no_dice = {"attacks": 0}
+    assert key_of({"fighterA": {"curseOfRot": True}, "fighterB": no_dice}) == key_of(
+        {"fighterB": no_dice}
+    )  # CF3
+    assert key_of({"fighterA": {"durable": True}}) != key_of({})  # 4 crit damage: it matters
+
+
+def test_key_format_and_options() -> None:
+    key = key_of({})
+    assert key.startswith("kt2024-v2:fight:{")
+    assert " " not in key
+    assert '"options":{"exact":false,"firstToAct":"A","rounds":1}' in key
+    assert key_of({"options": {"exact": True}}) != key
+
+
+# ---- validation --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field", "limit"),
+    [
+        ({"fighterA": {"attacks": 9}}, "LIMIT_EXCEEDED", "fighterA.attacks", 8),
+        ({"fighterB": {"accurate": 9}}, "LIMIT_EXCEEDED", "fighterB.accurate", 8),
+        ({"fighterA": {"normsToCrits": 9}}, "LIMIT_EXCEEDED", "fighterA.normsToCrits", 8),
+        ({"fighterA": {"wounds": 31}}, "LIMIT_EXCEEDED", "fighterA.wounds", 30),
+        ({"fighterA": {"criticalDamage": 21}}, "LIMIT_EXCEEDED", "fighterA.criticalDamage", 20),
+        ({"options": {"rounds": 6}}, "LIMIT_EXCEEDED", "options.rounds", 5),
+        ({"fighterA": {"wounds": 0}}, "INVALID_INPUT", "fighterA.wounds", None),
+        ({"options": {"rounds": 0}}, "INVALID_INPUT", "options.rounds", None),
+        ({"fighterA": {"attacks": -1}}, "INVALID_INPUT", "fighterA.attacks", None),
+        ({"fighterA": {"hit": 7}}, "INVALID_INPUT", "fighterA.hit", None),
+        ({"fighterB": {"feelNoPain": 3}}, "INVALID_INPUT", "fighterB.feelNoPain", None),
+        ({"fighterA": {"strategy": "RUN"}}, "INVALID_INPUT", "fighterA.strategy", None),
+        ({"options": {"firstToAct": "C"}}, "INVALID_INPUT", "options.firstToAct", None),
+        ({"fighterA": {"attacks": 2.0}}, "INVALID_INPUT", "fighterA.attacks", None),
+        ({"fighterA": {"shock": 1}}, "INVALID_INPUT", "fighterA.shock", None),
+        ({"fighterA": {"piercing": 1}}, "INVALID_INPUT", "fighterA.piercing", None),
+        ({"fighterA": {"devastating": 1}}, "INVALID_INPUT", "fighterA.devastating", None),
+        ({"attacker": {}}, "INVALID_INPUT", "attacker", None),
+        ({"fighterB": {"eliteModerate": True, "eliteExtreme": True}}, "INVALID_INPUT",
+         "fighterB.eliteExtreme", None),
+    ],
+)  # fmt: skip
+def test_validation_errors(body: dict, code: str, field: str, limit: int | None) -> None:
+    with pytest.raises(InputError) as caught:
+        registry.resolve(body, "fight")
+    assert (caught.value.code, caught.value.field, caught.value.limit) == (code, field, limit)
+
+
+def test_values_capped_by_another_field_are_valid() -> None:
+    fight = registry.resolve({"fighterA": {"attacks": 1, "accurate": 8}}, "fight")[1]
+    assert fight.fighter_a.accurate == 8
+
+
+def test_every_api_field_reaches_the_engine() -> None:
+    """The oracle's field list, the API model and the engine dataclass name the same fields."""
+    engine_fields = {camel(name) for name in Fighter.__dataclass_fields__}
+    assert engine_fields == set(FIGHTER_DEFAULTS)
+    assert engine_fight({"fighterA": {}, "options": {}}).fighter_a == replace(
+        Fighter(), strategy="MAX_DAMAGE"
+    )
+    assert FightOptions().first_to_act == "A"

@@ -1,29 +1,19 @@
-"""Pydantic models shared by kt2024 shoot and fight requests (kt2024.md §2, §12)."""
+"""Pydantic models shared by kt2024 shoot and fight requests (kt2024.md §2, §12).
+
+The enums are the engine's own `Literal` types: one list of re-roll modes, not two.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from engine.errors import InputError
+from engine.kt2024.scenario import JustAScratch, Reroll, SaintlyRelics
 from schema.errors import from_validation_error
 from schema.fields import Count, RuleRange
-
-Reroll = Literal[
-    "NONE",
-    "BALANCED",
-    "DOUBLE_BALANCED",
-    "CEASELESS",
-    "RELENTLESS",
-    "CRIT_FISH",
-    "REROLL_ONES",
-    "ONES_AND_BALANCED",
-    "CEASELESS_AND_BALANCED",
-]
-JustAScratch = Literal["NONE", "CRITS", "NORMALS"]
-SaintlyRelics = Literal["NONE", "ONE_D6", "TWO_D6"]
 
 
 class ApiModel(BaseModel):
@@ -74,3 +64,14 @@ def validate(model: type[BaseModel], body: Any) -> Any:
         return model.model_validate(body)
     except ValidationError as exc:
         raise from_validation_error(exc) from None
+
+
+__all__ = [
+    "ApiModel",
+    "AttackDiceModel",
+    "JustAScratch",
+    "Reroll",
+    "SaintlyRelics",
+    "check_elite",
+    "validate",
+]

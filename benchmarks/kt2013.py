@@ -3,7 +3,7 @@
 Each request goes through `registry.run` (validation + engine + output rendering). The set is
 fixed and seeded: 600 realistic attacks (mostly 1–6 shots or attacks, some up to 20 or 3D6+2;
 every special rule, model and vehicle targets, both modes). Two passes per precision: cold
-(the memoised hit-batch table cleared before every request) and warm (kept). The heaviest
+(the memoised hit tables cleared before every request) and warm (kept). The heaviest
 request, at the §8 limits, is timed on its own.
 
     /work/venv/bin/python benchmarks/kt2013.py [count]
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from engine.kt2013.to_hit import batch_hits
+from engine.kt2013.to_hit import batch_hits, hits_of
 from schema import registry
 
 ATTACKS = [1, 1, 2, 2, 3, 4, 5, 6, "D3", "D6", "D3+1", 10, 12, 20, "2D6", "3D6+2"]
@@ -115,6 +115,7 @@ def timed(envelopes: list[dict[str, Any]], cold: bool) -> list[float]:
     for envelope in envelopes:
         if cold:
             batch_hits.cache_clear()
+            hits_of.cache_clear()
         start = time.perf_counter()
         registry.run(envelope)
         times.append(time.perf_counter() - start)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from math import comb
 
-from engine.kt2013.dice import Number, mean, none_of
+from engine.kt2013.dice import Number, common, mean, none_of, ratio
 from engine.kt2013.instant_death import unsaved_wound
 from engine.kt2013.saves import wound_saved
 from engine.kt2013.scenario import Attack, Model
@@ -66,16 +66,23 @@ def wounds_lost(hits: Mapping[int, Number], fate: HitFate, wounds: int) -> dict[
     """P(woundsLost = k), k = 0..wounds: below `wounds` only with no Instant Death and exactly k
     wounds lost; removal (any Instant Death, or `wounds` or more lost) counts as all lost (§3.7).
 
-    Every entry is a sum of non-negative terms, never a complement, so an entry is zero in
-    float mode exactly when it is zero in exact mode.
+    With h hits: k lost and no Instant Death is C(h,k)·lostᵏ·quietʰ⁻ᵏ (quiet: neither), and
+    some Instant Death is 1 − (1 − death)ʰ. Every entry is a sum of non-negative terms, never a
+    complement, so an entry is zero in float mode exactly when it is zero in exact mode.
+    Computed over a common denominator (see `dice.common`).
     """
-    quiet = 1 - fate.instant_death - fate.wound_lost
-    out: dict[int, Number] = dict.fromkeys(range(wounds + 1), 0)
-    for h, p_h in hits.items():
+    sizes = list(hits)
+    chances, e = common(hits.values())
+    (lost, death), d = common([fate.wound_lost, fate.instant_death])
+    quiet = d - lost - death
+    top = max(sizes)
+    out = [0] * (wounds + 1)
+    for h, chance in zip(sizes, chances, strict=True):
+        scale = chance * d ** (top - h)
         for k in range(h + 1):
-            out[min(k, wounds)] += p_h * comb(h, k) * fate.wound_lost**k * quiet ** (h - k)
-        out[wounds] += p_h * (1 - (1 - fate.instant_death) ** h)
-    return out
+            out[min(k, wounds)] += scale * comb(h, k) * lost**k * quiet ** (h - k)
+        out[wounds] += scale * (d**h - (d - death) ** h)
+    return {k: ratio(v, e * d**top) for k, v in enumerate(out)}
 
 
 def resolve_model(

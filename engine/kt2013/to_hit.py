@@ -11,6 +11,7 @@ from fractions import Fraction
 from functools import cache
 from math import comb
 
+from engine.dice_expr import DiceExpr
 from engine.kt2013.dice import Number
 from engine.kt2013.scenario import Attack, Vehicle
 
@@ -103,17 +104,24 @@ def batch_hits(
 
 def hit_distribution(attack: Attack, number: type[Number] = Fraction) -> dict[int, Number]:
     """P(total hits), as `number`: the number of attacks is rolled once (§3.1), then the batch."""
+    weapon = attack.weapon
     roll = hit_roll(attack)
-    out: dict[int, Number] = {}
-    for dice, p_dice in attack.weapon.attacks.distribution().items():
-        p_dice = number(p_dice)
-        if roll is None:
+    mixed = hits_of(weapon.attacks, roll, weapon.master_crafted, attack.attacker.preferred_enemy)
+    return {hits: number(p) for hits, p in mixed}
+
+
+@cache
+def hits_of(
+    attacks: DiceExpr, roll: HitRoll | None, master_crafted: bool, preferred_enemy: bool
+) -> tuple[tuple[int, Fraction], ...]:
+    """The exact hit distribution, memoised on exactly the inputs it depends on (a bounded set:
+    attack expressions up to 20, the hit rolls of §3.2 and two flags)."""
+    out: dict[int, Fraction] = {}
+    for dice, p_dice in attacks.distribution().items():
+        if roll is None:  # every attack hits, no roll
             out[dice] = out.get(dice, 0) + p_dice
             continue
-        batch = batch_hits(
-            dice, roll, attack.weapon.master_crafted, attack.attacker.preferred_enemy
-        )
-        for hits, p in enumerate(batch):
+        for hits, p in enumerate(batch_hits(dice, roll, master_crafted, preferred_enemy)):
             if p:
-                out[hits] = out.get(hits, 0) + p_dice * number(p)
-    return out
+                out[hits] = out.get(hits, 0) + p_dice * p
+    return tuple(sorted(out.items()))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -116,30 +117,35 @@ def bare_server() -> tuple[subprocess.Popen, int]:
 
 
 def grid_request() -> dict:
-    """100 attackers × 50 defenders × 2 situations (open, cover) = 10,000 realistic cells."""
-    rerolls = ["NONE", "BALANCED", "CEASELESS", "RELENTLESS"]
+    """100 attackers × 50 defenders × 2 situations (open, cover) = 10,000 cells, drawn from a
+    fixed seed so that (almost) every cell is a distinct canonical scenario: a cold grid
+    really computes 10,000 answers."""
+    draw = random.Random(2024)
+    rerolls = ["NONE", "BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH"]
     attackers = [
         {
-            "attacks": 3 + i % 6,
-            "hit": 2 + i % 4,
-            "normalDamage": 2 + i % 4,
-            "criticalDamage": 3 + i % 5,
-            "lethal": 5 if i % 7 == 0 else 6,
-            "piercing": 1 if i % 5 == 0 else 0,
-            "reroll": rerolls[i % 4],
-            "rending": i % 3 == 0,
-            "devastating": 1 if i % 11 == 0 else 0,
+            "attacks": draw.randint(3, 8),
+            "hit": draw.randint(2, 5),
+            "normalDamage": draw.randint(2, 5),
+            "criticalDamage": draw.randint(3, 7),
+            "lethal": draw.choice([5, 6, 6, 6]),
+            "piercing": draw.choice([0, 0, 0, 1, 2]),
+            "reroll": draw.choice(rerolls),
+            "rending": draw.random() < 0.3,
+            "severe": draw.random() < 0.1,
+            "devastating": draw.choice([0, 0, 0, 1, 2]),
         }
-        for i in range(100)
+        for _ in range(100)
     ]
     defenders = [
         {
-            "save": 2 + j % 4,
-            "wounds": 7 + j % 12,
-            "feelNoPain": 5 if j % 9 == 0 else None,
-            "invulnerableSave": 4 if j % 13 == 0 else None,
+            "save": draw.randint(2, 5),
+            "wounds": draw.randint(7, 20),
+            "feelNoPain": draw.choice([None, None, None, 5, 6]),
+            "invulnerableSave": draw.choice([None, None, None, None, 4, 5]),
+            "saintlyRelics": draw.choice(["NONE", "NONE", "NONE", "ONE_D6"]),
         }
-        for j in range(50)
+        for _ in range(50)
     ]
     situations = [{"name": "open"}, {"name": "cover", "defender": {"coverSaves": 1}}]
     return {"attackers": attackers, "defenders": defenders, "situations": situations}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,30 +61,18 @@ class Result:
 def prepare(envelope: Any, mode: str | None = None) -> Job:
     """Expand catalog references, validate, key. Raises InputError."""
     handler, scenario = registry.resolve(references.expand(envelope), mode)
-    return Job(handler, scenario, key_of(handler, scenario))
-
-
-def key_of(handler: Mode, scenario: Any) -> str:
-    """The canonical key, memoised on the (hashable, frozen) scenario where possible.
-
-    Canonicalisation costs far more than validation, and grids and hot keys repeat the same
-    scenarios; a scenario that cannot be hashed is keyed afresh.
-    """
-    try:
-        return _memo_key(handler, scenario)
-    except TypeError:
-        return handler.cache_key(scenario)
-
-
-@lru_cache(maxsize=32_768)
-def _memo_key(handler: Mode, scenario: Any) -> str:
-    return handler.cache_key(scenario)
+    return Job(handler, scenario, handler.cache_key(scenario))
 
 
 @lru_cache(maxsize=16_384)
 def prepare_raw(raw: bytes, mode: str | None = None) -> Job:
     """`prepare` for a JSON body, memoised on its bytes: a repeated body skips parsing,
-    validation and canonicalisation (catalog data is fixed for the process's life)."""
+    validation and canonicalisation (catalog data is fixed for the process's life).
+
+    The bytes are the only safe memo key: engine scenarios may leave fields out of their
+    equality (kt2024's Defender ignores `wounds`, which only the kill probability reads), so
+    equal scenarios can still have different canonical keys.
+    """
     try:
         envelope = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -245,13 +233,3 @@ class Computer:
 def result_body(result: Result) -> dict[str, Any]:
     """An answer with the two service members of kt2024.md §10 added."""
     return {**result.output, "canonicalKey": result.key, "cached": result.cached}
-
-
-def error_body(error: InputError | BudgetExceeded) -> dict[str, Any]:
-    return {"error": error.as_json()}
-
-
-def mapping_or_error(value: Any, field: str = "") -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError("INVALID_INPUT", field, "must be a JSON object")
-    return value

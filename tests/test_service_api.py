@@ -94,6 +94,20 @@ def test_float_mode_graphql_leaves_exact_members_null(url):
     assert answer["expectedDamage"] == cli({"mode": "shoot", **body})["expectedDamage"]
 
 
+def test_scenarios_differing_only_in_wounds_keep_their_own_answers(url):
+    # kt2024's engine scenarios compare equal whatever the wounds; keys must not
+    answers = []
+    for wounds in (7, 19):
+        body = {"attacker": {"attacks": 6}, "defender": {"save": 3, "wounds": wounds}}
+        answers.append(httpx.post(url + "/v1/shoot", json=body).json())
+        assert without_service_members(answers[-1]) == cli({"mode": "shoot", **body})
+    assert answers[0]["canonicalKey"] != answers[1]["canonicalKey"]
+    assert answers[0]["killProbability"] > answers[1]["killProbability"]
+    grid = {"attackers": [{"attacks": 6}], "defenders": [{"wounds": 7}, {"wounds": 19}]}
+    cells = httpx.post(url + "/v1/grid", json=grid).json()["cells"]
+    assert [c["killProbability"] for c in cells] == [a["killProbability"] for a in answers]
+
+
 def test_batch_equals_cli_line_for_line(url):
     envelopes = [
         {"ruleset": "kt2024", "mode": "shoot", **SHOOT},

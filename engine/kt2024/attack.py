@@ -148,6 +148,7 @@ def retain(
     return finish(d, p, ob)
 
 
+@lru_cache(maxsize=4096)
 def attack_dice(d: AttackDice) -> AttackDice:
     """`d` reduced to the fields of §5, so other fields (wounds, piercing, ...) never split a memo.
 

@@ -30,10 +30,6 @@ class ShootResult:
     kill_probability_by_round: list[Fraction | float]
 
 
-def _convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.convolve(x, y)
-
-
 def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Sum of two distributions of different lengths."""
     if len(x) < len(y):
@@ -44,33 +40,40 @@ def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def round_totals(s: Shoot) -> list[Weights]:
-    """The distribution of total damage after each round (index = damage)."""
-    a, d, exact = s.attacker, s.defender, s.options.exact
+    """The distribution of total damage after each round (index = damage).
+
+    Without relics every round adds the same action: totals are successive convolutions.
+    With relics the state is the number of ignores used so far (0, 1, 2): a round from a state
+    below 2 may use one ignore; from 2 it rolls no relic dice at all.
+    """
+    a, d, exact, rounds = s.attacker, s.defender, s.options.exact, s.options.rounds
     spent = action(a, d, relics=False, exact=exact)[0]
-    live = action(a, d, relics=True, exact=exact) if d.saintly_relics != "NONE" else None
-    den = spent.den if live is None else pr.common((spent, *live))
-    step_spent = spent.rescaled(den)
-    # state: relics used -> numerators of total damage so far, all over `total_den`
-    one = pr.zeros(1, exact)
-    one[0] = 1
-    states: dict[int, np.ndarray] = {0 if live else MAX_RELIC_IGNORES: one}
-    total_den = 1
+    if d.saintly_relics == "NONE":
+        totals = [spent]
+        for _ in range(rounds - 1):
+            last = totals[-1]
+            totals.append(Weights(np.convolve(last.num, spent.num), last.den * spent.den))
+        return totals
+    unused, used = action(a, d, relics=True, exact=exact)
+    den = pr.common((spent, unused, used))
+    moves = {
+        0: ((0, unused.rescaled(den)), (1, used.rescaled(den))),
+        1: ((1, unused.rescaled(den)), (MAX_RELIC_IGNORES, used.rescaled(den))),
+        MAX_RELIC_IGNORES: ((MAX_RELIC_IGNORES, spent.rescaled(den)),),
+    }
+    states = {0: np.ones(1, dtype=object if exact else float)}
     totals = []
-    for _ in range(s.options.rounds):
-        nxt: dict[int, np.ndarray] = {}
-        for used, dist in states.items():
-            if used >= MAX_RELIC_IGNORES or live is None:
-                moves = [(used, step_spent)]
-            else:
-                moves = [(used, live[0].rescaled(den)), (used + 1, live[1].rescaled(den))]
-            for target, step in moves:
-                out = _convolve(dist, step)
-                nxt[target] = _add(nxt[target], out) if target in nxt else out
-        states, total_den = nxt, total_den * den
+    for i in range(rounds):
+        after: dict[int, np.ndarray] = {}
+        for ignores, dist in states.items():
+            for target, step in moves[ignores]:
+                out = np.convolve(dist, step)
+                after[target] = _add(after[target], out) if target in after else out
+        states = after
         combined = pr.zeros(1, exact)
         for dist in states.values():
             combined = _add(combined, dist)
-        totals.append(Weights(combined, total_den))
+        totals.append(Weights(combined, den ** (i + 1)))
     return totals
 
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, Field, PlainValidator, StrictBool, StrictInt, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-__all__ = ["Count", "RuleRange", "StrictBool", "StrictInt"]
+from engine.dice_expr import DiceExpr
+from engine.errors import InputError
+
+__all__ = ["Count", "Dice", "RuleRange", "StrictBool", "StrictInt"]
 
 
 def Count(maximum: int, minimum: int = 0) -> object:
@@ -32,3 +35,30 @@ def RuleRange(low: int, high: int) -> object:
         return value
 
     return Annotated[StrictInt, AfterValidator(check)]
+
+
+def Dice(maximum: int) -> object:
+    """A DiceExpr field (kt2018 §1.1, also kt2013) whose largest value may be `maximum`.
+
+    Reaching beyond `maximum` is a limit (LIMIT_EXCEEDED).
+
+    Errors are re-raised as pydantic errors so they carry the field's location; an exceeded
+    maximum uses pydantic's own `less_than_equal` type, which `schema.errors` maps to
+    LIMIT_EXCEEDED with the limit.
+    """
+
+    def parse(raw: object) -> DiceExpr:
+        try:
+            expr = DiceExpr.parse(raw, "")
+        except InputError as exc:
+            raise PydanticCustomError("dice_expr", exc.message) from None
+        if expr.maximum > maximum:
+            raise PydanticCustomError(
+                "less_than_equal",
+                "can reach {reach}; at most {le}",
+                {"le": maximum, "reach": expr.maximum},
+            )
+        return expr
+
+    schema = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}
+    return Annotated[DiceExpr, PlainValidator(parse), WithJsonSchema(schema)]

@@ -23,7 +23,6 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from engine.dice_expr import DiceExpr
 from engine.errors import InputError
 from engine.kt2013 import cache_key, evaluate
 from engine.kt2013.hull_points import VehicleResult
@@ -31,7 +30,7 @@ from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
 from schema.errors import from_validation_error
-from schema.fields import Count, RuleRange, StrictBool
+from schema.fields import Count, Dice, RuleRange, StrictBool
 
 MAX_ATTACKS = 20
 MAX_WOUNDS = 10
@@ -41,25 +40,6 @@ Characteristic = RuleRange(1, 10)
 Roll = RuleRange(2, 6)  # a "X+" roll: saves, Feel No Pain, Poisoned, melee to-hit on a vehicle
 
 
-def _attacks(raw: object) -> DiceExpr:
-    """`weapon.attacks`: a DiceExpr reaching at most 20 (§8, a limit: LIMIT_EXCEEDED).
-
-    Errors become pydantic errors so they carry the field's location; the limit uses pydantic's
-    `less_than_equal` type, which `schema.errors` maps to LIMIT_EXCEEDED with the limit.
-    """
-    try:
-        expr = DiceExpr.parse(raw, "")
-    except InputError as exc:
-        raise PydanticCustomError("dice_expr", exc.message) from None
-    if expr.maximum > MAX_ATTACKS:
-        raise PydanticCustomError(
-            "less_than_equal",
-            "{expr} can reach {reach}; at most {le}",
-            {"le": MAX_ATTACKS, "reach": expr.maximum, "expr": str(expr)},
-        )
-    return expr
-
-
 def _melee_hit_on(raw: object) -> int | str:
     """`target.meleeHitOn`: "auto" or the X+ of the roll (2..6), one error for both forms."""
     if raw == "auto" or (type(raw) is int and 2 <= raw <= 6):
@@ -67,11 +47,7 @@ def _melee_hit_on(raw: object) -> int | str:
     raise PydanticCustomError("melee_hit_on", 'must be "auto" or an integer between 2 and 6')
 
 
-Attacks = Annotated[
-    DiceExpr,
-    PlainValidator(_attacks),
-    WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}),
-]
+Attacks = Dice(MAX_ATTACKS)
 MeleeHitOn = Annotated[
     int | str,
     PlainValidator(_melee_hit_on),

@@ -16,15 +16,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PlainValidator,
     StrictBool,
     StrictStr,
     ValidationError,
-    WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
 
-from engine.dice_expr import DiceExpr
 from engine.errors import InputError
 from engine.kt2018 import attacks, canonical, morale, mortal, psybolt
 from engine.kt2018.scenario import (
@@ -41,7 +38,7 @@ from engine.kt2018.scenario import (
 from engine.kt2018.state import Outcome
 from schema import registry
 from schema.errors import from_validation_error
-from schema.fields import Count, RuleRange
+from schema.fields import Count, Dice, RuleRange
 from schema.report import distribution, put_scalar
 
 MAX_WEAPONS = 4
@@ -52,31 +49,6 @@ MAX_MORTAL_WOUNDS = 20
 
 Reroll = Literal["none", "ones", "failed"]
 RANGED = ("assault", "heavy", "rapidFire", "grenade", "pistol")
-
-
-def Dice(maximum: int) -> object:
-    """A DiceExpr field whose largest value may be `maximum` (a §11 limit: LIMIT_EXCEEDED).
-
-    Errors are re-raised as pydantic errors so they carry the field's location; an exceeded
-    maximum uses pydantic's own `less_than_equal` type, which `schema.errors` maps to
-    LIMIT_EXCEEDED with the limit.
-    """
-
-    def parse(raw: object) -> DiceExpr:
-        try:
-            expr = DiceExpr.parse(raw, "")
-        except InputError as exc:
-            raise PydanticCustomError("dice_expr", exc.message) from None
-        if expr.maximum > maximum:
-            raise PydanticCustomError(
-                "less_than_equal",
-                "can reach {reach}; at most {le}",
-                {"le": maximum, "reach": expr.maximum},
-            )
-        return expr
-
-    schema = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}
-    return Annotated[DiceExpr, PlainValidator(parse), WithJsonSchema(schema)]
 
 
 def _at_most_weapons(value: object) -> object:

@@ -247,6 +247,8 @@ def test_matchups_mix_typed_inputs_envelopes_and_errors(url):
         "field": "attacker.attacks",
         "limit": 20,
     }
+    too_many = graphql(url, query, {"inputs": [{"shoot": {}}] * 1001})
+    assert too_many["errors"][0]["extensions"]["limit"] == 1000
 
 
 GRID = {
@@ -365,8 +367,21 @@ def test_operations_endpoints(url):
     assert response.json()["error"]["code"] == "INVALID_INPUT"
 
 
+def refs(node: object) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return found + [r for value in node.values() for r in refs(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in refs(value)]
+    return []
+
+
 def test_openapi_document(url):
     document = httpx.get(url + "/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    for ref in refs(document):
+        assert ref.startswith("#/components/schemas/")
+        assert ref.rsplit("/", 1)[1] in schemas, ref
     assert document["openapi"] == "3.1.0"
     assert {"/v1/shoot", "/v1/fight", "/v1/batch", "/v1/grid", "/v1/rulesets"} <= set(
         document["paths"]

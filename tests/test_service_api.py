@@ -391,3 +391,43 @@ def test_openapi_document(url):
     assert shoot["additionalProperties"] is False
     assert {"attacker", "defender", "options", "ruleset", "mode"} <= set(shoot["properties"])
     assert schemas["Error"]["properties"]["error"]["required"] == ["code", "field", "message"]
+
+
+OTHER_RULESETS = [
+    (
+        "kt2018",
+        "shooting",
+        {
+            "attacker": {"ballisticSkill": 3},
+            "weapons": [{"type": "rapidFire", "attacks": 1, "strength": 4}],
+            "target": {"toughness": 3, "save": 5, "wounds": 1},
+            "options": {"exact": True},
+        },
+    ),
+    (
+        "threshold",
+        "attack",
+        {
+            "attack": {"attacks": 3, "dc": 6, "damage": "d12+2"},
+            "target": {"minorThreshold": 5, "majorThreshold": 9, "currentHP": 4},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "mode", "body"), OTHER_RULESETS)
+def test_other_rulesets_over_graphql_and_batch_equal_the_cli(url, ruleset, mode, body):
+    envelope = {"ruleset": ruleset, "mode": mode, **body}
+    expected = cli(envelope)
+    assert "error" not in expected
+    assert httpx.post(url + "/v1/batch", json=[envelope]).json() == [expected]
+    name = f"{ruleset}{mode[:1].upper()}{mode[1:]}"
+    types = graphql(
+        url, "{ __schema { queryType { fields { name args { type { ofType { name } } } } } } }"
+    )
+    (field,) = [f for f in types["data"]["__schema"]["queryType"]["fields"] if f["name"] == name]
+    input_type = field["args"][0]["type"]["ofType"]["name"]  # typed from the model, or JSON
+    query = f"query($i: {input_type}!) {{ {name}(input: $i) {{ result canonicalKey cached }} }}"
+    answer = graphql(url, query, {"i": body})["data"][name]
+    assert answer["result"] == expected
+    assert answer["canonicalKey"].startswith(f"{ruleset}-")

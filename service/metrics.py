@@ -25,7 +25,7 @@ LATENCY = Histogram(
 )
 CACHE = Counter(
     "killmath_cache_lookups",
-    "Cache lookups by tier (l1, l2) and result (hit, miss)",
+    "Cache lookups by tier (l1, l2, reply = whole GraphQL replies) and result (hit, miss)",
     ["tier", "result"],
     registry=REGISTRY,
 )

@@ -18,6 +18,7 @@ from strawberry.asgi import GraphQL
 from engine.errors import InputError
 from schema.graphql import build_schema
 from service import grid as grids
+from service import metrics
 from service.cache import LRU
 from service.compute import BudgetExceeded, Computer, Result
 from service.routes_compute import run_grid
@@ -73,6 +74,15 @@ class KillmathGraphQL(GraphQL):
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
 
+    def decode_json(self, data: str | bytes) -> object:
+        # orjson's error subclasses json's, which strawberry answers with 400; it also refuses
+        # pathological nesting instead of overflowing the recursion limit
+        return orjson.loads(data)
+
+
+REPLY_HIT = metrics.CACHE.labels(tier="reply", result="hit")
+REPLY_MISS = metrics.CACHE.labels(tier="reply", result="miss")
+
 
 class Replies:
     """Whole GraphQL replies, kept by request body, for documents that answer from cache.
@@ -90,7 +100,9 @@ class Replies:
         self.entries = LRU(entries)
 
     def get(self, body: bytes) -> bytes | None:
-        return self.entries.get(body)
+        reply = self.entries.get(body)
+        (REPLY_MISS if reply is None else REPLY_HIT).inc()
+        return reply
 
     def offer(self, body: bytes, status: int, reply: bytes) -> None:
         if status != 200 or len(reply) > self.MAX_BYTES or b'"cached":false' in reply:

@@ -86,6 +86,22 @@ def test_graphql_equals_cli(url, mode, body, query):
     assert answer["cached"] is True  # REST filled the cache GraphQL reads
 
 
+def test_graphql_replies_are_reused_only_once_they_say_cached(url):
+    query = "query($i: Kt2024ShootInput!) { shoot(input: $i) { expectedDamage cached } }"
+    variables = {"i": {"attacker": {"attacks": 7, "hit": 5}}}  # used by no other test
+
+    def hits() -> float:
+        text = httpx.get(url + "/metrics").text
+        line = 'killmath_cache_lookups_total{result="hit",tier="reply"} '
+        return float(text.split(line)[1].split()[0]) if line in text else 0.0
+
+    before = hits()
+    first, second, third = (graphql(url, query, variables)["data"]["shoot"] for _ in range(3))
+    assert (first["cached"], second["cached"], third["cached"]) == (False, True, True)
+    assert first["expectedDamage"] == second["expectedDamage"] == third["expectedDamage"]
+    assert hits() - before == 1  # the first reply said cached: false, so only the second was kept
+
+
 def test_float_mode_graphql_leaves_exact_members_null(url):
     body = {"attacker": {"attacks": 3}}
     answer = graphql(url, SHOOT_QUERY, {"input": body})["data"]["shoot"]

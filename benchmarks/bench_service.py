@@ -46,7 +46,7 @@ GRAPHQL = {
     "{ expectedDamage killProbability damageDistribution { value probability } cached } }",
     "variables": {"i": SHOOT},
 }
-# graphql-x is a second service with KILLMATH_GRAPHQL_REPLY_CACHE=0: every request is parsed
+# graphql-x is a second service with KILLMATH_GRAPHQL_REPLY_CACHE_BYTES=0: every request is parsed
 # (ParserCache), validated (ValidationCache) and executed; its answer still comes from the
 # cache. It is printed for information; the target applies to the service as configured.
 
@@ -161,7 +161,7 @@ def main() -> int:
 
     bare, bare_port = bare_server()
     service = Server(log_level="WARNING")
-    executed = Server(log_level="WARNING", graphql_reply_cache=0)
+    executed = Server(log_level="WARNING", graphql_reply_cache_bytes=0)
     targets = {
         "bare": (bare_port, "/v1/shoot", {}),
         "rest": (service.port, "/v1/shoot", SHOOT),

@@ -64,7 +64,9 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
     return Job(handler, scenario, handler.cache_key(scenario))
 
 
-@lru_cache(maxsize=16_384)
+MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded
+
+
 def prepare_raw(raw: bytes, mode: str | None = None) -> Job:
     """`prepare` for a JSON body, memoised on its bytes: a repeated body skips parsing,
     validation and canonicalisation (catalog data is fixed for the process's life).
@@ -73,11 +75,20 @@ def prepare_raw(raw: bytes, mode: str | None = None) -> Job:
     equality (kt2024's Defender ignores `wounds`, which only the kill probability reads), so
     equal scenarios can still have different canonical keys.
     """
+    if len(raw) > MEMO_BODY_BYTES:
+        return _prepare_body(raw, mode)
+    return _memo_prepare_body(raw, mode)
+
+
+def _prepare_body(raw: bytes, mode: str | None) -> Job:
     try:
         envelope = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
     return prepare(envelope, mode)
+
+
+_memo_prepare_body = lru_cache(maxsize=16_384)(_prepare_body)
 
 
 def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job | InputError]:

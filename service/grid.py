@@ -140,7 +140,7 @@ def cell(
     return {"attacker": a, "defender": d, "situation": s, **summary(key, output, thresholds)}
 
 
-_SUMMARIES = LRU(32_768)
+_SUMMARIES = LRU(16_384)
 _SUMMARIES_LOCK = threading.Lock()  # cells are built in pool threads
 
 

@@ -7,6 +7,7 @@ members (code, field, message, limit) — and TIMEOUT when the time budget runs 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import orjson
@@ -19,7 +20,6 @@ from engine.errors import InputError
 from schema.graphql import build_schema
 from service import grid as grids
 from service import metrics
-from service.cache import LRU
 from service.compute import BudgetExceeded, Computer, Result
 from service.routes_compute import run_grid
 from service.settings import Settings
@@ -90,29 +90,42 @@ class Replies:
     GraphQL execution costs milliseconds where the cached answer costs microseconds, so a
     repeated request (same document, same variables) is answered with the bytes of an
     earlier reply. Only a reply without errors and without `"cached":false` is kept: such a
-    reply says exactly what re-executing would say, `cached: true` included. Replies above
-    `MAX_BYTES` (big grids) are not kept; their cells are cached one by one anyway.
+    reply says exactly what re-executing would say, `cached: true` included. Bodies and
+    replies count against a byte budget, least recently used evicted first; a pair above an
+    eighth of the budget (a big grid) is not kept — its cells are cached one by one anyway.
     """
 
-    MAX_BYTES = 262_144
-
-    def __init__(self, entries: int) -> None:
-        self.entries = LRU(entries)
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._entries: OrderedDict[bytes, bytes] = OrderedDict()
 
     def get(self, body: bytes) -> bytes | None:
-        reply = self.entries.get(body)
-        (REPLY_MISS if reply is None else REPLY_HIT).inc()
+        reply = self._entries.get(body)
+        if reply is None:
+            REPLY_MISS.inc()
+            return None
+        REPLY_HIT.inc()
+        self._entries.move_to_end(body)
         return reply
 
     def offer(self, body: bytes, status: int, reply: bytes) -> None:
-        if status != 200 or len(reply) > self.MAX_BYTES or b'"cached":false' in reply:
+        cost = len(body) + len(reply)
+        if status != 200 or cost > self.budget // 8 or b'"cached":false' in reply:
             return
         try:
             answer = orjson.loads(reply)
         except orjson.JSONDecodeError:
             return
-        if isinstance(answer, dict) and "errors" not in answer and answer.get("data"):
-            self.entries.put(body, reply)
+        if not isinstance(answer, dict) or "errors" in answer or not answer.get("data"):
+            return
+        if body in self._entries:
+            return
+        self._entries[body] = reply
+        self.size += cost
+        while self.size > self.budget:
+            old_body, old_reply = self._entries.popitem(last=False)
+            self.size -= len(old_body) + len(old_reply)
 
 
 async def _read(receive: Receive) -> bytes:
@@ -138,9 +151,9 @@ class LazyGraphQL:
                 max_tokens=settings.graphql_max_tokens,
             )
             state.graphql = KillmathGraphQL(schema)
-            state.graphql_replies = Replies(settings.graphql_reply_cache)
+            state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
         replies: Replies = state.graphql_replies
-        if scope["method"] != "POST" or replies.entries.entries == 0:
+        if scope["method"] != "POST" or replies.budget == 0:
             await state.graphql(scope, receive, send)
             return
         body = await _read(receive)

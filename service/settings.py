@@ -19,7 +19,7 @@ class Settings(BaseSettings):
     # cache
     redis_url: str | None = Field(None, description="L2 cache; unset = in-process cache only")
     cache_ttl: int = Field(7 * 24 * 3600, ge=1, description="seconds a Redis entry lives")
-    cache_entries: int = Field(50_000, ge=0, description="L1 (in-process LRU) size in entries")
+    cache_entries: int = Field(20_000, ge=0, description="L1 (in-process LRU) size in entries")
     redis_timeout: float = Field(0.1, gt=0, description="seconds per Redis call before giving up")
     redis_pool_size: int = Field(32, ge=1, description="Redis connections per process")
     breaker_failures: int = Field(3, ge=1, description="consecutive Redis failures to open")
@@ -33,7 +33,9 @@ class Settings(BaseSettings):
     graphql_max_depth: int = Field(12, ge=1)
     graphql_max_aliases: int = Field(50, ge=1)
     graphql_max_tokens: int = Field(100_000, ge=1)
-    graphql_reply_cache: int = Field(4_096, ge=0, description="whole replies kept; 0 = off")
+    graphql_reply_cache_bytes: int = Field(
+        64 * 1024 * 1024, ge=0, description="bytes of whole GraphQL replies kept; 0 = off"
+    )
 
     # compute
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")

@@ -8,6 +8,7 @@ connection and engine pool from the environment.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
+from schema import registry
 from service import logs
 from service.cache import LRU, Breaker, Cache, RedisTier
 from service.compute import Computer
@@ -63,6 +65,13 @@ async def unexpected(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=500)
 
 
+async def flush_access_log() -> None:
+    """Write batched access lines even when no new request comes to push them out."""
+    while True:
+        await asyncio.sleep(logs.ACCESS_FLUSH)
+        logs.ACCESS.flush()
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or from_environment()
     logs.configure(settings.log_level)
@@ -72,9 +81,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.computer = Computer(
             build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
         )
+        registry.rulesets()  # import every ruleset now, not in the first request
+        flusher = asyncio.create_task(flush_access_log())
         try:
             yield
         finally:
+            flusher.cancel()
+            logs.ACCESS.flush()
             await app.state.computer.close()
 
     routes = [r for m in ROUTE_MODULES for r in importlib.import_module(m).routes]

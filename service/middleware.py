@@ -8,7 +8,6 @@ past. Either way the client gets 413 with the §12 error shape.
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 
@@ -16,9 +15,7 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import metrics
-from service.logs import REQUEST_ID
-
-log = logging.getLogger("killmath.access")
+from service.logs import ACCESS, REQUEST_ID
 
 
 class BodyTooLarge(Exception):
@@ -94,11 +91,9 @@ class ServiceMiddleware:
             route = getattr(scope.get("route"), "path", "unmatched")
             metrics.REQUESTS.labels(route, scope["method"], str(status)).inc()
             metrics.LATENCY.labels(route).observe(elapsed)
-            log.info(
-                "%s %s %d",
-                scope["method"],
-                scope["path"],
-                status,
-                extra={"status": status, "route": route, "durationMs": round(elapsed * 1e3, 3)},
-            )
+            if ACCESS.enabled():
+                ACCESS.write(
+                    f"{scope['method']} {scope['path']} {status}",
+                    {"status": status, "route": route, "durationMs": round(elapsed * 1e3, 3)},
+                )
             REQUEST_ID.reset(token)

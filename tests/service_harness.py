@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,12 +44,14 @@ class Server:
         env.update({f"KILLMATH_{k.upper()}": str(v) for k, v in settings.items()})
         env.setdefault("KILLMATH_LOG_LEVEL", "WARNING")
         env["PYTHONPATH"] = str(REPO)
+        # the log goes to a file: a pipe nobody reads would fill up and stall the server
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
         )
         self._wait_ready()
 
@@ -56,7 +59,7 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.process.stderr.read().decode()}")
+                raise RuntimeError(f"server exited: {self.log_text()}")
             try:
                 if httpx.get(self.url + "/healthz", timeout=0.5).status_code == 200:
                     return
@@ -73,7 +76,11 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.process.stderr.close()
+        self.log.close()
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     def metric(self, name: str, **labels: str) -> float:
         """The value of one sample of /metrics (0 when absent)."""

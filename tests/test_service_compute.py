@@ -93,3 +93,20 @@ def test_stored_entries_are_checked_against_their_key():
     assert decode("k1", b"\xff\xfe") is None
     assert decode("k1", orjson.dumps({"k": "k1", "v": [1]})) is None
     assert decode("k1", None) is None
+
+
+def test_json_logs_carry_the_request_id():
+    with serving(log_level="INFO") as server:
+        httpx.post(
+            server.url + "/v1/shoot",
+            json={"attacker": {"hit": 9}},
+            headers={"x-request-id": "req-42"},
+        )
+        time.sleep(1.2)  # access lines are written in batches at most 0.5 s late
+        lines = [
+            orjson.loads(line) for line in server.log_text().splitlines() if line.startswith("{")
+        ]
+    (access,) = [line for line in lines if line.get("requestId") == "req-42"]
+    assert access["logger"] == "killmath.access"
+    assert (access["status"], access["route"]) == (400, "/v1/shoot")
+    assert access["time"].endswith("Z") and access["durationMs"] >= 0

@@ -123,6 +123,7 @@ class Computer:
     def __init__(self, cache: Cache, *, pool_size: int, time_budget: float) -> None:
         self.cache = cache
         self.time_budget = time_budget
+        self.pool_size = pool_size
         self.pool = ThreadPoolExecutor(pool_size, thread_name_prefix="killmath-engine")
         self.inflight: dict[str, asyncio.Future[Output]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -176,20 +177,31 @@ class Computer:
         return answers
 
     async def _compute(self, jobs: list[Job]) -> None:
-        """Compute chunk by chunk, settling futures and filling the cache as chunks finish."""
+        """Compute chunk by chunk, settling futures and filling the cache as chunks finish.
+
+        At most `pool_size` chunks of one computation wait in the pool at a time, so a big
+        grid does not queue all its work ahead of a single request that arrives after it.
+        """
         loop = asyncio.get_running_loop()
-        chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-        pending = {
-            loop.run_in_executor(self.pool, evaluate_chunk, chunk): chunk for chunk in chunks
-        }
+        chunks = iter([jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)])
+        pending: dict[asyncio.Future[list[Output | InputError]], list[Job]] = {}
+
+        def submit() -> None:
+            chunk = next(chunks, None)
+            if chunk is not None:
+                pending[loop.run_in_executor(self.pool, evaluate_chunk, chunk)] = chunk
+
+        for _ in range(self.pool_size):
+            submit()
         try:
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for finished in done:
                     chunk = pending.pop(finished)
+                    submit()
                     await self._settle(chunk, finished)
         finally:
-            for chunk in pending.values():
+            for chunk in [*pending.values(), *chunks]:
                 self._fail(chunk, RuntimeError("computation abandoned"))
 
     async def _settle(self, chunk: list[Job], finished: asyncio.Future[Any]) -> None:

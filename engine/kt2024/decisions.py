@@ -2,7 +2,8 @@
 
 Relics and Feel No Pain never trigger in a projection, so every decision is a pure function of
 the state (both statuses without the relic bookkeeping, whose turn, the strategy) and is
-memoised per fight. An OPTIMAL fighter is projected as STRIKE, like any opponent (§9.6).
+memoised per fight, on wounds made canonical (`wounds.Alike`) so that alike states share it.
+An OPTIMAL fighter is projected as STRIKE, like any opponent (§9.6).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .strike import (
     parry,
     strike,
 )
+from .wounds import Alike
 
 
 def settled(pair: Pair) -> bool:
@@ -44,12 +46,13 @@ class Tactics:
 
     def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
         self.fighters = fighters
+        self.alike = Alike(fighters)
         self._choices: dict[tuple[int, Pair, Strategy], Action] = {}
         self._ends: dict[tuple[int, Pair, Strategy, Strategy], Pair] = {}
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
-        key = (x, (pair[0].tactical(), pair[1].tactical()), strategy)
+        key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
         choice = self._choices.get(key)
         if choice is None:
             choice = self._choices[key] = self._decide(x, key[1], strategy)

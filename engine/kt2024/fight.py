@@ -1,9 +1,8 @@
 """The fight (§9): the exact distribution of both fighters' final wounds, and the outputs of §9.7.3.
 
-Each sequence is pushed forward as a Markov chain: every moment carries the total weight of the
-paths reaching it, and identical moments merge. Every action spends at least one unresolved
-success, so processing moments by decreasing number of successes (F3 before F4) visits each
-one once. Sequences follow each other while both fighters stand and `rounds` allows.
+A sequence is a finite Markov chain over moments (both fighters' states and whose step it is);
+where it ends from each moment is memoised on the full moment. Sequences follow each other on
+the distribution of starting wounds while both fighters stand and `rounds` allows.
 """
 
 from __future__ import annotations
@@ -13,12 +12,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .fight_state import Moment
+from .fight_state import Moment, Pair
 from .fighter import Fight
 from .optimal import Optimal
-from .sequence import Sequence, successes
+from .sequence import Sequence
 from .strike import Action
 from .weights import ExactWeights, FloatWeights, Weights
+from .wounds import restore
 
 Number = Fraction | float
 Ending = tuple[tuple[int, int], tuple[int, int]]
@@ -55,16 +55,55 @@ def chooser(sequence: Sequence) -> Callable[[Moment, int], Action | None]:
     return choose
 
 
-def rank(sequence: Sequence, moment: Moment) -> tuple[int, int]:
-    """Processing order: more unresolved successes first; F3 (first, then second) before F4."""
-    phase = (0 if moment.active == sequence.first else 1) if moment.duel else 2
-    return (-successes(moment.pair), phase)
+class Outcomes:
+    """Where the rest of a sequence ends from a moment: {Ending: weight}, memoised.
+
+    Deterministic steps share their successor's table; only chance steps mix tables. The
+    choice at a moment may depend on the sequences left only when a fighter is OPTIMAL.
+    """
+
+    def __init__(self, sequence: Sequence, weights: Weights, optimal: bool) -> None:
+        self.sequence = sequence
+        self.weights = weights
+        self.choose = chooser(sequence)
+        self.optimal = optimal
+        self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
+
+    def ends(self, moment: Moment, left: int) -> dict[Ending, Any]:
+        key = (moment, left if self.optimal else 0)
+        table = self._memo.get(key)
+        if table is not None:
+            return table
+        seq, weights = self.sequence, self.weights
+        if seq.over(moment):
+            a, b = moment.pair
+            table = {((a.wounds, b.wounds), (a.relics_used, b.relics_used)): weights.one}
+        else:
+            branches = seq.after(moment, self.choose(moment, left))
+            if len(branches) == 1:
+                table = self.ends(branches[0][1], left)
+            else:
+                table = {}
+                for odds, nxt in branches:
+                    for end, w in self.ends(nxt, left).items():
+                        w = weights.scale(w, odds)
+                        table[end] = weights.add(table[end], w) if end in table else w
+        self._memo[key] = table
+        return table
 
 
 def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
-    """The joint distribution of (A's final wounds, B's final wounds), as `weights`."""
+    """The joint distribution of (A's final wounds, B's final wounds), as `weights`.
+
+    Sequences are played one after the other on the distribution of their starting wounds.
+    A sequence's opening is looked up with canonical wounds (`wounds.Alike`) and the outcome
+    shifted back, so openings whose wounds play alike share the work. OPTIMAL weighs expected
+    wounds and later sequences, so its openings are only capped, and only in the last one.
+    """
     sequence = Sequence(fight)
-    choose = chooser(sequence)
+    optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
+    outcomes = Outcomes(sequence, weights, optimal)
+    alike = sequence.tactics.alike
     rounds = fight.options.rounds
     finals: dict[tuple[int, int], Any] = {}
 
@@ -76,27 +115,32 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     }
     for played in range(rounds):
         left = rounds - played
-        frontier: dict[tuple[int, int], dict[Moment, Any]] = {}
+        ending: dict[Ending, Any] = {}
         for (wounds, relics), w in starts.items():
+            openings: dict[Pair, Any] = {}
             for odds, pair in sequence.begin(wounds, relics):
                 if pair[0].wounds == 0 or pair[1].wounds == 0:  # F2 ended the battle
                     put(finals, (pair[0].wounds, pair[1].wounds), weights.scale(w, odds))
-                    continue
-                moment = sequence.opening_moment(pair)
-                put(frontier.setdefault(rank(sequence, moment), {}), moment, weights.scale(w, odds))
+                else:
+                    put(openings, pair, weights.scale(w, odds))
+            for pair, v in openings.items():
+                if not optimal:
+                    lookup = alike.canonical(pair)
+                else:
+                    lookup = alike.capped(pair) if left == 1 else pair
+                a, b = pair[0].wounds, pair[1].wounds
+                a_, b_ = lookup[0].wounds, lookup[1].wounds
+                for ((wa, wb), spent), u in outcomes.ends(
+                    sequence.opening_moment(lookup), left
+                ).items():
+                    wounds = (restore(wa, a, a_), restore(wb, b, b_))
+                    put(ending, (wounds, spent), weights.times(v, u))
         starts = {}
-        while frontier:
-            bucket = frontier.pop(min(frontier))
-            for moment, w in bucket.items():
-                if sequence.over(moment):
-                    a, b = moment.pair
-                    if a.wounds and b.wounds and left > 1:
-                        put(starts, ((a.wounds, b.wounds), (a.relics_used, b.relics_used)), w)
-                    else:
-                        put(finals, (a.wounds, b.wounds), w)
-                    continue
-                for odds, nxt in sequence.after(moment, choose(moment, left)):
-                    put(frontier.setdefault(rank(sequence, nxt), {}), nxt, weights.scale(w, odds))
+        for (wounds, spent), w in ending.items():
+            if wounds[0] and wounds[1] and left > 1:
+                starts[(wounds, spent)] = w
+            else:
+                put(finals, wounds, w)
     return {key: weights.result(w) for key, w in finals.items()}
 
 

@@ -36,6 +36,13 @@ class Status(NamedTuple):
     relic_used_this_sequence: bool = False
     relics_used: int = 0
 
+    def set(self, **changes: int | bool) -> Status:
+        """A copy with some fields changed (`_replace`, several times faster on the hot path)."""
+        values = list(self)
+        for name, value in changes.items():
+            values[_INDEX[name]] = value
+        return _new(Status, values)
+
     @property
     def successes(self) -> int:
         return self.crits + self.normals
@@ -46,15 +53,18 @@ class Status(NamedTuple):
     def take(self, kind: Kind) -> Status:
         """One unresolved success of `kind` is used up (struck with, parried with or cancelled)."""
         if kind == CRIT:
-            return self._replace(crits=self.crits - 1)
-        return self._replace(normals=self.normals - 1)
+            return _new(Status, (self[0] - 1, *self[1:]))
+        return _new(Status, (self[0], self[1] - 1, *self[2:]))
 
     def tactical(self) -> Status:
         """The state without the relic bookkeeping, which no decision looks at (§9.6)."""
         if self.relic_used_this_sequence or self.relics_used:
-            return self._replace(relic_used_this_sequence=False, relics_used=0)
+            return self.set(relic_used_this_sequence=False, relics_used=0)
         return self
 
+
+_new = tuple.__new__
+_INDEX = {name: i for i, name in enumerate(Status._fields)}
 
 Pair = tuple[Status, Status]
 """(fighter A's status, fighter B's status)."""

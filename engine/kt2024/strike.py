@@ -45,7 +45,7 @@ def blow(x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind) -> tuple[in
     xs = xs.take(kind)  # S1
     dmg = profile_damage(x, kind)  # S2
     if kind == CRIT and y.durable and not ys.durable_used:  # S3
-        ys = ys._replace(durable_used=True)
+        ys = ys.set(durable_used=True)
         if x.critical_damage >= 4:
             dmg -= 1
     if x.hammerhand2021 and not xs.struck:  # S4
@@ -58,16 +58,16 @@ def blow(x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind) -> tuple[in
             scratched = kind == big or not xs.has(big)
         if scratched:
             dmg = 0
-            ys = ys._replace(jas_used=True)
+            ys = ys.set(jas_used=True)
     if y.half_damage_first_strike and not ys.half_used and dmg > 0:  # S5a
-        ys = ys._replace(half_used=True)
+        ys = ys.set(half_used=True)
         dmg = halved(dmg)
     if kind == CRIT and not xs.crit_struck:  # S6
         if x.stun2021 and ys.normals:
             ys = ys.take(NORMAL)
         if x.shock and ys.successes:
             ys = ys.take(NORMAL if ys.normals else CRIT)
-    xs = xs._replace(struck=True, crit_struck=xs.crit_struck or kind == CRIT)  # S7
+    xs = xs.set(struck=True, crit_struck=xs.crit_struck or kind == CRIT)  # S7
     return dmg, xs, ys
 
 
@@ -97,13 +97,13 @@ def single_strike(
     damages: list[tuple[Odds, int, Status]] = [(CERTAIN, dmg, ys)]
     if chance and relic_applies(x, y, xs, ys, kind, dmg):  # S8
         ignored, kept = RELIC_ODDS[y.saintly_relics]
-        spent = ys._replace(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
+        spent = ys.set(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
         damages = [(ignored, 0, spent), (kept, dmg, ys)]
     outcomes: list[Outcome] = []
     for odds, dealt, y_after in damages:
         for fnp_odds, final in suffer(y, dealt, chance):  # S9
             wounds = max(0, y_after.wounds - final)  # S10
-            outcomes.append((times(odds, fnp_odds), xs, y_after._replace(wounds=wounds)))
+            outcomes.append((times(odds, fnp_odds), xs, y_after.set(wounds=wounds)))
     return outcomes
 
 
@@ -131,7 +131,7 @@ def parry(x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind) -> tuple[S
     blocks = 2 if x.storm_shield2021 else 1
     xs = xs.take(kind)
     if kind == NORMAL:
-        return xs, ys._replace(normals=max(0, ys.normals - blocks))
+        return xs, ys.set(normals=max(0, ys.normals - blocks))
     for _ in range(blocks):
         if ys.successes:
             ys = ys.take(CRIT if ys.crits else NORMAL)

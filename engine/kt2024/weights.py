@@ -35,6 +35,8 @@ class Weights(Protocol):
 
     def add(self, w: Any, v: Any) -> Any: ...
 
+    def times(self, w: Any, v: Any) -> Any: ...
+
     def result(self, w: Any) -> Fraction | float: ...
 
 
@@ -55,6 +57,8 @@ class ExactWeights:
             return (w[0] * power6(v[1] - w[1]) + v[0], v[1])
         return (w[0] + v[0] * power6(w[1] - v[1]), w[1])
 
+    times = scale  # a weight is itself a numerator over a power of 6
+
     @staticmethod
     def result(w: tuple[int, int]) -> Fraction:
         return Fraction(w[0], power6(w[1]))
@@ -72,6 +76,10 @@ class FloatWeights:
     @staticmethod
     def add(w: float, v: float) -> float:
         return w + v
+
+    @staticmethod
+    def times(w: float, v: float) -> float:
+        return w * v
 
     @staticmethod
     def result(w: float) -> float:

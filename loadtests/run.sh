@@ -110,8 +110,12 @@ if ! kill -0 "$server_pid" 2>/dev/null; then
 fi
 "$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
     "$base/metrics" >"$metrics_after"
+# Peak resident memory of the server process (with one worker, the whole server): the figure
+# the Kubernetes memory limit is sized from.
+peak_rss_kib="$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo 0)"
 "$PYTHON" loadtests/summary.py "$reports/${name}_stats.csv" "$metrics_before" "$metrics_after" \
     --duration "$duration" --users "$users" --workers "$workers" \
+    --peak-rss-kib "${peak_rss_kib:-0}" \
     --redis "${KILLMATH_REDIS_URL:+yes}" >"$reports/${name}_summary.json"
 cat "$reports/${name}_summary.json"
 

@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--redis", default="")
+    parser.add_argument("--peak-rss-kib", type=int, default=0)
     args = parser.parse_args(argv)
 
     with args.stats_csv.open(newline="") as f:
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         "users": args.users,
         "workers": args.workers,
         "redis": bool(args.redis),
+        "serverPeakRssMiB": round(args.peak_rss_kib / 1024, 1),
         "total": _row(total),
         "byRequest": {
             f"{r['Type']} {r['Name']}": _row(r) for r in rows if r["Name"] != "Aggregated"

@@ -120,7 +120,7 @@ def test_summary_reads_locust_csv(tmp_path, capsys):
     (tmp_path / "before").write_text(_metrics(0, 0, 0, 0))
     (tmp_path / "after").write_text(_metrics(3, 1, 0, 1))
     args = [str(tmp_path / n) for n in ("run_stats.csv", "before", "after")]
-    assert summary.main([*args, "--users", "5"]) == 0
+    assert summary.main([*args, "--users", "5", "--peak-rss-kib", "204800"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["total"] == {
         "requests": 100,
@@ -134,3 +134,4 @@ def test_summary_reads_locust_csv(tmp_path, capsys):
     assert list(out["byRequest"]) == ["POST /v1/shoot"]
     assert out["cache"]["hitRatio"] == 0.75
     assert out["users"] == 5
+    assert out["serverPeakRssMiB"] == 200.0

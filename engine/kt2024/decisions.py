@@ -8,7 +8,7 @@ An OPTIMAL fighter is projected as STRIKE, like any opponent (§9.6).
 
 from __future__ import annotations
 
-from .fight_state import CRIT, NORMAL, Pair, Status, oriented
+from .fight_state import CRIT, NORMAL, Odds, Pair, Status, oriented
 from .fighter import Fighter, Strategy
 from .strike import (
     CRIT_PARRY,
@@ -47,20 +47,40 @@ class Tactics:
     def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
         self.fighters = fighters
         self.alike = Alike(fighters)
-        self._choices: dict[tuple[int, Pair, Strategy], Action] = {}
+        self._choices: dict[tuple[int, Pair, Strategy], Action] = {}  # on canonical pairs
+        self._seen: dict[tuple[int, Pair, Strategy], Action] = {}  # the same, on pairs as met
         self._ends: dict[tuple[int, Pair, Strategy, Strategy], Pair] = {}
+        self._acts: dict[tuple[int, Pair, Action, bool], list[tuple[Odds, Pair]]] = {}
+        # without Relics or Feel No Pain the real resolution is the projection
+        self.chancy = any(
+            f.feel_no_pain is not None or f.saintly_relics != "NONE" for f in fighters
+        )
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
-        key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
-        choice = self._choices.get(key)
+        seen = (x, pair, strategy)
+        choice = self._seen.get(seen)
         if choice is None:
-            choice = self._choices[key] = self._decide(x, key[1], strategy)
+            key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
+            choice = self._choices.get(key)
+            if choice is None:
+                choice = self._choices[key] = self._decide(x, key[1], strategy)
+            self._seen[seen] = choice
         return choice
+
+    def resolve(
+        self, x: int, pair: Pair, action: Action, chance: bool = True
+    ) -> list[tuple[Odds, Pair]]:
+        """`strike.act`, memoised: projections and the real resolution share most actions."""
+        key = (x, pair, action, chance and self.chancy)
+        outcomes = self._acts.get(key)
+        if outcomes is None:
+            outcomes = self._acts[key] = act(self.fighters, x, pair, action, key[3])
+        return outcomes
 
     def project(self, x: int, pair: Pair, action: Action) -> Pair:
         """Fighter x's action without Relics or Feel No Pain (§9.6)."""
-        return act(self.fighters, x, pair, action, chance=False)[0][1]
+        return self.resolve(x, pair, action, chance=False)[0][1]
 
     def end_of_sequence(
         self, active: int, pair: Pair, strategies: tuple[Strategy, Strategy]
@@ -86,11 +106,13 @@ class Tactics:
             return hit
         if not (can_parry(fy, xs, ys, CRIT) or can_parry(fy, xs, ys, NORMAL)):  # D1
             return hit
-        if oriented(self.project(x, pair, hit), x)[1].wounds == 0:  # D2
+        # every damage total X could still deal is below Y's wounds: D2 and D4 can't apply
+        in_reach = ys.wounds <= self.alike.totals(x, xs)[-1]
+        if in_reach and oriented(self.project(x, pair, hit), x)[1].wounds == 0:  # D2
             return hit
         if (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits:  # D3
             return CRIT_STRIKE
-        last_block = self._last_block(x, xs, ys)  # D4
+        last_block = self._last_block(x, xs, ys) if in_reach else None  # D4
         if last_block is not None:
             return last_block
         if strategy == "STRIKE":  # D5

@@ -97,7 +97,12 @@ class Optimal:
             for odds, pair in seq.begin(wounds, relics):
                 if pair[0].wounds == 0 or pair[1].wounds == 0:
                     branches.append((odds, terminal(pair[0].wounds, pair[1].wounds)))
-                else:
+                elif left > 1:
                     branches.append((odds, self.value(seq.opening_moment(pair), left)))
+                else:  # out-of-reach wounds only shift D (`wounds.Alike.capped`)
+                    lookup = seq.tactics.alike.capped(pair)
+                    u, d, e = self.value(seq.opening_moment(lookup), left)
+                    shift = pair[0].wounds - lookup[0].wounds - pair[1].wounds + lookup[1].wounds
+                    branches.append((odds, (u, d + shift * power6(e), e)))
             known = self._starts[key] = expectation(branches)
         return known

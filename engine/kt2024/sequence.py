@@ -14,7 +14,7 @@ from . import attack
 from .decisions import Tactics, settled, wise_parry
 from .fight_state import CERTAIN, Moment, Odds, Pair, Status, oriented, times
 from .fighter import Fight, Fighter
-from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
+from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, can_parry
 from .weights import odds_of, power6
 
 Roll = tuple[Odds, int, int, int]
@@ -43,6 +43,12 @@ def opening(fighter: Fighter, opponent: Fighter) -> list[Roll]:
             ways = comb(k, s) * saved**s * (6 - saved) ** (k - s) * power6(extra - k)
             rolls[(c, n, k - s)] = rolls.get((c, n, k - s), 0) + a * ways
     return [((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items()]
+
+
+def turn(active: int, pair: Pair) -> Moment:
+    """An F4 moment; a fighter without unresolved successes passes at once, so that moments
+    differing only in who passes are one."""
+    return Moment(False, active if pair[active].successes else 1 - active, pair)
 
 
 class Sequence:
@@ -113,17 +119,13 @@ class Sequence:
         if action is None:
             outcomes = [(CERTAIN, moment.pair)]
         else:
-            outcomes = act(self.fighters, x, moment.pair, action)
+            outcomes = self.tactics.resolve(x, moment.pair, action)
         if moment.duel:  # F3: the first fighter's Duelist parry, then the other's, then F4
             if x == self.first:
                 return [(odds, Moment(True, 1 - x, pair)) for odds, pair in outcomes]
-            return [(odds, Moment(False, self.first, pair)) for odds, pair in outcomes]
-        return [(odds, Moment(False, 1 - x, pair)) for odds, pair in outcomes]
+            return [(odds, turn(self.first, pair)) for odds, pair in outcomes]
+        return [(odds, turn(1 - x, pair)) for odds, pair in outcomes]
 
     @staticmethod
     def over(moment: Moment) -> bool:
         return not moment.duel and settled(moment.pair)
-
-
-def successes(pair: Pair) -> int:
-    return pair[0].successes + pair[1].successes

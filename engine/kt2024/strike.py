@@ -67,8 +67,18 @@ def blow(x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind) -> tuple[in
             ys = ys.take(NORMAL)
         if x.shock and ys.successes:
             ys = ys.take(NORMAL if ys.normals else CRIT)
-    xs = xs.set(struck=True, crit_struck=xs.crit_struck or kind == CRIT)  # S7
+    # S7, tracking only flags a rule of X reads, so that states differing in nothing that
+    # matters are one state for every memo
+    if x.hammerhand2021 and not xs.struck:
+        xs = xs.set(struck=True)
+    if kind == CRIT and not xs.crit_struck and remembers_crit_strike(x):
+        xs = xs.set(crit_struck=True)
     return dmg, xs, ys
+
+
+def remembers_crit_strike(x: Fighter) -> bool:
+    """Whether any rule of X reads hasCritStruck (Stun, Shock, Murderous Entrance)."""
+    return x.stun2021 or x.shock or x.murderous_entrance2021
 
 
 def relic_applies(x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind, dmg: int) -> bool:

@@ -1,7 +1,8 @@
 """The Starlette application: routes from `service.routes_*` modules, one middleware, errors.
 
 Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES, so another
-area (the catalog) adds its routes without touching this file's logic. `create_app` is also
+area (the catalog) adds its routes without touching this file's logic; a module may also
+expose `startup(state)`, run once when the app starts. `create_app` is also
 the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
 connection and engine pool from the environment.
 """
@@ -9,6 +10,7 @@ connection and engine pool from the environment.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -82,6 +84,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
             build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
         )
         registry.rulesets()  # import every ruleset now, not in the first request
+        for module in modules:
+            if hasattr(module, "startup"):
+                module.startup(app.state)
+        # everything built so far lives as long as the process: keep it out of every garbage
+        # collection, or each full collection walks the whole schema and engine tables
+        gc.collect()
+        gc.freeze()
         flusher = asyncio.create_task(flush_access_log())
         try:
             yield
@@ -90,7 +99,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             logs.ACCESS.flush()
             await app.state.computer.close()
 
-    routes = [r for m in ROUTE_MODULES for r in importlib.import_module(m).routes]
+    modules = [importlib.import_module(m) for m in ROUTE_MODULES]
+    routes = [route for module in modules for route in module.routes]
     app = Starlette(
         routes=routes,
         middleware=[Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)],

@@ -191,8 +191,8 @@ class Cache:
                 missing.append(key)
             else:
                 found[key] = value
-        metrics.CACHE.labels(tier="l1", result="hit").inc(len(found))
-        metrics.CACHE.labels(tier="l1", result="miss").inc(len(missing))
+        metrics.L1_HIT.inc(len(found))
+        metrics.L1_MISS.inc(len(missing))
         if missing and self.l2 is not None:
             values = await self.l2.get_many(missing)
             hits = 0
@@ -201,8 +201,8 @@ class Cache:
                     found[key] = value
                     self.l1.put(key, value)
                     hits += 1
-            metrics.CACHE.labels(tier="l2", result="hit").inc(hits)
-            metrics.CACHE.labels(tier="l2", result="miss").inc(len(missing) - hits)
+            metrics.L2_HIT.inc(hits)
+            metrics.L2_MISS.inc(len(missing) - hits)
         return found
 
     async def put_many(self, items: Mapping[str, Output]) -> None:

@@ -42,3 +42,20 @@ REDIS_ERRORS = Counter(
     ["kind"],
     registry=REGISTRY,
 )
+
+L1_HIT = CACHE.labels(tier="l1", result="hit")
+L1_MISS = CACHE.labels(tier="l1", result="miss")
+L2_HIT = CACHE.labels(tier="l2", result="hit")
+L2_MISS = CACHE.labels(tier="l2", result="miss")
+
+_ROUTE_METRICS: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+
+def observe_request(route: str, method: str, status: int, seconds: float) -> None:
+    """Count one request and its latency (label children memoised: routes are few)."""
+    children = _ROUTE_METRICS.get((route, method, status))
+    if children is None:
+        children = (REQUESTS.labels(route, method, str(status)), LATENCY.labels(route))
+        _ROUTE_METRICS[(route, method, status)] = children
+    children[0].inc()
+    children[1].observe(seconds)

@@ -137,21 +137,26 @@ async def _read(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
+def startup(state: Any) -> None:
+    """Build the schema and the reply cache of one app, with that app's limits."""
+    settings: Settings = state.settings
+    schema = build_schema(
+        max_depth=settings.graphql_max_depth,
+        max_aliases=settings.graphql_max_aliases,
+        max_tokens=settings.graphql_max_tokens,
+    )
+    state.graphql = KillmathGraphQL(schema)
+    state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
+
+
 class LazyGraphQL:
-    """Strawberry's app, built on first use per Starlette app with that app's limits, behind
-    the reply cache for POSTed documents."""
+    """Strawberry's app (built by `startup`, or on first use), behind the reply cache for
+    POSTed documents."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
         if getattr(state, "graphql", None) is None:
-            settings: Settings = state.settings
-            schema = build_schema(
-                max_depth=settings.graphql_max_depth,
-                max_aliases=settings.graphql_max_aliases,
-                max_tokens=settings.graphql_max_tokens,
-            )
-            state.graphql = KillmathGraphQL(schema)
-            state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
+            startup(state)
         replies: Replies = state.graphql_replies
         if scope["method"] != "POST" or replies.budget == 0:
             await state.graphql(scope, receive, send)

@@ -8,13 +8,15 @@ through the same `registry.resolve` as REST and the CLI. One validation path mea
 §12 errors, the same canonical key and the same cache entry whichever door a request used.
 
 Mapping: int → Int, bool → Boolean, str → String, `X | None` → nullable X, `Literal[...]` of
-strings → a GraphQL enum (one per distinct value set, named after the field), nested models →
+strings → a GraphQL enum (one per distinct value set, named after the field; a String if a
+value is not a GraphQL name), nested models →
 nested input types, `list[X]` → [X!], anything else → JSON.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 import types
 import typing
 from typing import Any
@@ -24,6 +26,7 @@ from pydantic import BaseModel
 from strawberry.scalars import JSON
 from strawberry.types.unset import UNSET
 
+_NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 _ENUMS: dict[tuple[str, ...], type[enum.Enum]] = {}
 _ENUM_NAMES: set[str] = set()
 
@@ -54,7 +57,8 @@ def _graphql_type(annotation: Any, field: str, prefix: str) -> Any:
             return _graphql_type(present[0], field, prefix) | None
         return JSON
     if origin is typing.Literal and all(isinstance(a, str) for a in args):
-        return enum_for(field, args)
+        # a value GraphQL cannot name ("2+") makes the field a String, checked by pydantic
+        return enum_for(field, args) if all(map(_NAME.fullmatch, args)) else str
     if origin is list and len(args) == 1:
         return list[_graphql_type(args[0], field, prefix)]  # type: ignore[misc]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):

@@ -3,7 +3,9 @@
 Every fight is computed from scratch: the per-fight memos (decisions, projections, chain,
 OPTIMAL values) live in objects built per fight; the attack-dice pipeline's memo (keyed on dice
 stats only) is cleared for the "cold" pass and kept for the "warm" one.
-Targets (issue 3): float median ≤ 5 ms, p95 ≤ 50 ms, max ≤ 500 ms; exact within 5×.
+Times are CPU seconds of this process (`time.process_time`), so other load on a shared
+machine does not count. Targets (issue 3): float median ≤ 5 ms, p95 ≤ 50 ms, max ≤ 500 ms;
+exact within 5×.
 Run: `python benchmarks/bench_fight.py [--count 300] [--optimal 60]`.
 """
 
@@ -66,9 +68,9 @@ def fight(rng: random.Random, optimal: bool = False) -> Fight:
 
 
 def timed(scenario: Fight) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     evaluate(scenario)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def report(label: str, times: list[float]) -> None:

@@ -43,6 +43,9 @@ class Status(NamedTuple):
             values[_INDEX[name]] = value
         return _new(Status, values)
 
+    def with_wounds(self, wounds: int) -> Status:
+        return _new(Status, (self[0], self[1], wounds, *self[3:]))
+
     @property
     def successes(self) -> int:
         return self.crits + self.normals

@@ -77,7 +77,14 @@ class Sequence:
         return starts
 
     def opening_moment(self, pair: Pair) -> Moment:
-        return Moment(True, self.first, pair)
+        return self.duel(self.first, pair)
+
+    def duel(self, x: int | None, pair: Pair) -> Moment:
+        """F3 from fighter x's Duelist parry on (None: F4). A fighter that is no Duelist has
+        no F3 step at all, so fights without Duelists start straight at F4."""
+        while x is not None and not self.fighters[x].duelist:
+            x = 1 - x if x == self.first else None
+        return Moment(True, x, pair) if x is not None else turn(self.first, pair)
 
     @staticmethod
     def mover(moment: Moment) -> int:
@@ -121,9 +128,8 @@ class Sequence:
         else:
             outcomes = self.tactics.resolve(x, moment.pair, action)
         if moment.duel:  # F3: the first fighter's Duelist parry, then the other's, then F4
-            if x == self.first:
-                return [(odds, Moment(True, 1 - x, pair)) for odds, pair in outcomes]
-            return [(odds, turn(self.first, pair)) for odds, pair in outcomes]
+            following = 1 - x if x == self.first else None
+            return [(odds, self.duel(following, pair)) for odds, pair in outcomes]
         return [(odds, turn(1 - x, pair)) for odds, pair in outcomes]
 
     @staticmethod

@@ -113,7 +113,7 @@ def single_strike(
     for odds, dealt, y_after in damages:
         for fnp_odds, final in suffer(y, dealt, chance):  # S9
             wounds = max(0, y_after.wounds - final)  # S10
-            outcomes.append((times(odds, fnp_odds), xs, y_after.set(wounds=wounds)))
+            outcomes.append((times(odds, fnp_odds), xs, y_after.with_wounds(wounds)))
     return outcomes
 
 

@@ -70,9 +70,9 @@ class Alike:
         wa = self.least(a.wounds, self.totals(1, b))
         wb = self.least(b.wounds, self.totals(0, a))
         if wa != a.wounds:
-            a = a.set(wounds=wa)
+            a = a.with_wounds(wa)
         if wb != b.wounds:
-            b = b.set(wounds=wb)
+            b = b.with_wounds(wb)
         return (a, b)
 
     def capped(self, pair: Pair) -> Pair:
@@ -85,9 +85,9 @@ class Alike:
         wa = min(a.wounds, self.totals(1, b)[-1] + 1)
         wb = min(b.wounds, self.totals(0, a)[-1] + 1)
         if wa != a.wounds:
-            a = a.set(wounds=wa)
+            a = a.with_wounds(wa)
         if wb != b.wounds:
-            b = b.set(wounds=wb)
+            b = b.with_wounds(wb)
         return (a, b)
 
 

@@ -2,7 +2,8 @@
 
 Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES, so another
 area (the catalog) adds its routes without touching this file's logic; a module may also
-expose `startup(state)`, run once when the app starts. `create_app` is also
+expose `startup(state)`, run once when the app starts, and `openapi_paths` for
+`/openapi.json`. `create_app` is also
 the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
 connection and engine pool from the environment.
 """
@@ -111,5 +112,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.route_modules = modules
     app.state.openapi = None
     return app

@@ -3,7 +3,8 @@
 Request bodies are the registered modes' models (each mode's `model`), extended with the
 envelope members `ruleset` and `mode`; pydantic's JSON Schema (draft 2020-12) is what OpenAPI
 3.1 uses, so the models' schemas are copied in unchanged. The document is built once per
-process, on first request, after every ruleset has registered.
+process, on first request, after every ruleset has registered. A route module of another
+area adds its own operations by exposing `openapi_paths` (OpenAPI path items by path).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def _operation(summary: str, body: dict[str, Any], ok: dict[str, Any]) -> dict[s
     }
 
 
-def document() -> dict[str, Any]:
+def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
     names = list(registry.rulesets())
     modes = [m for name in names for m in registry.modes(name).values() if m.model is not None]
     models = [*list(dict.fromkeys(m.model for m in modes)), GridRequest]
@@ -128,6 +129,7 @@ def document() -> dict[str, Any]:
         ("/readyz", "readiness, with the Redis state"),
     ):
         paths[path] = {"get": {"summary": what, "responses": {"200": {"description": "OK"}}}}
+    paths.update(extra_paths or {})
     return {
         "openapi": "3.1.0",
         "info": {"title": "killmath", "version": "1", "description": __doc__.splitlines()[0]},
@@ -139,7 +141,10 @@ def document() -> dict[str, Any]:
 async def openapi(request: Request) -> Response:
     state = request.app.state
     if getattr(state, "openapi", None) is None:
-        state.openapi = document()
+        extra: dict[str, Any] = {}
+        for module in state.route_modules:
+            extra.update(getattr(module, "openapi_paths", {}))
+        state.openapi = document(extra)
     return JSONResponse(state.openapi)
 
 

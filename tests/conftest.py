@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+SPEC_DIR = Path(__file__).resolve().parent / "spec"
+"""The specs' worked examples, vendored so a fresh clone tests on its own.
+
+`test_spec_copies.py` checks them against the upstream `../shared/spec` when that exists."""
 
 
 def load_examples(name: str) -> list[dict]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import pytest
-from conftest import SPEC_DIR
+from conftest import load_examples
 
 from schema import registry
 
-EXAMPLES = json.loads((SPEC_DIR / "kt2013-examples.json").read_text())
+EXAMPLES = load_examples("kt2013")
 
 
 def with_exact(scenario: dict, exact: bool) -> dict:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import orjson
+from conftest import load_examples
 
 from service.cli import run_batch
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-EXAMPLES = json.loads((SPEC / "kt2018-examples.json").read_text(encoding="utf-8"))
+EXAMPLES = load_examples("kt2018")
 
 
 def batch(lines: list[str]) -> tuple[bool, list[dict]]:

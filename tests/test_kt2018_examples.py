@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_examples
 
 from schema import registry
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-EXAMPLES = json.loads((SPEC / "kt2018-examples.json").read_text(encoding="utf-8"))
+EXAMPLES = load_examples("kt2018")
 
 
 def _value(key: str) -> int | str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
+
+from conftest import load_examples
 
 from service.cli import run_batch
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-EXAMPLES = json.loads((SPEC / "threshold-examples.json").read_text(encoding="utf-8"))
+EXAMPLES = load_examples("threshold")
 
 
 def batch(lines: list[str]) -> tuple[bool, list[dict]]:

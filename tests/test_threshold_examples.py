@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_examples
 
 from schema import registry
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-EXAMPLES = json.loads((SPEC / "threshold-examples.json").read_text(encoding="utf-8"))
+EXAMPLES = load_examples("threshold")
 
 
 def api_shape(expected: dict[str, Any]) -> dict[str, Any]:

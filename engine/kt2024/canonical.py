@@ -3,181 +3,180 @@
 Each rule rewrites fields that cannot change any output into a fixed value. The rules run in
 order and the list repeats until nothing changes. The key is `"kt2024-v2:<mode>:"` + the
 canonical object as JSON (camelCase members, keys sorted at every level, no whitespace).
+
+The rules work on plain dicts of the dataclass fields: a cache key is computed for every
+request, and rebuilding frozen dataclasses rule by rule would cost more than the lookup saves.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass, replace
+from functools import cache
 from typing import Any, TypeVar
 
-from .attack import auto_retained
 from .scenario import AttackDice, Attacker, Defender, Shoot, camel
 
 ENGINE_VERSION = "kt2024-v2"
 
 D = TypeVar("D", bound=AttackDice)
+Fields = dict[str, Any]
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _fields(obj: Any) -> Fields:
+    return {name: getattr(obj, name) for name in _names(type(obj))}
+
+
+ATTACKER_DEFAULTS = _fields(Attacker())
+DEFENDER_DEFAULTS = _fields(Defender())
+
+
+def cs2(a: Fields) -> None:
+    """CS2 (and CF1 for fighters): clamp auto-retained dice; drop roll rules when none roll."""
+    a["auto_crits"] = min(a["auto_crits"], a["attacks"])
+    a["accurate"] = min(a["accurate"], a["attacks"] - a["auto_crits"])
+    a["lethal"] = max(a["lethal"], a["hit"])
+    rolled = a["attacks"] - a["auto_crits"] - a["accurate"]
+    if rolled == 0:
+        a.update(hit=3, lethal=6, reroll="NONE", punishing=False, purity_seal=False)
+        a.update(close_assault=False, rending=False, mystic_scry=False)
+    a["fails_to_norms"] = min(a["fails_to_norms"], rolled)
+    a["norms_to_crits"] = min(a["norms_to_crits"], rolled)
 
 
 def canonical_attack_dice(d: D) -> D:
-    """CS2 (and CF1 for fighters): clamp auto-retained dice; drop roll rules when none roll."""
-    auto_crits = min(d.auto_crits, d.attacks)
-    d = replace(
-        d,
-        auto_crits=auto_crits,
-        accurate=min(d.accurate, d.attacks - auto_crits),
-        lethal=max(d.lethal, d.hit),
-    )
-    rolled = auto_retained(d)[2]
-    if rolled == 0:
-        d = replace(
-            d,
-            hit=3,
-            lethal=6,
-            reroll="NONE",
-            punishing=False,
-            purity_seal=False,
-            close_assault=False,
-            rending=False,
-            mystic_scry=False,
-        )
-    return replace(
-        d,
-        fails_to_norms=min(d.fails_to_norms, rolled),
-        norms_to_crits=min(d.norms_to_crits, rolled),
-    )
+    """CS2 on any attack-dice dataclass (a shooting attacker or a fighter)."""
+    values = _fields(d)
+    cs2(values)
+    return replace(d, **values)
 
 
-def _no_attacks(s: Shoot) -> Shoot:
+def cs1(a: Fields, d: Fields) -> None:
     """CS1: with no attack dice only the defence dice (and so only Curse of Rot) can matter."""
-    a, d = s.attacker, s.defender
-    if a.attacks != 0:
-        return s
-    if not a.curse_of_rot:
-        return replace(s, attacker=Attacker(attacks=0), defender=Defender())
-    cover = (0, 0) if a.saturate else (d.cover_saves, d.cover_crit_saves)
-    invulnerable = d.invulnerable_save
-    return replace(
-        s,
-        attacker=Attacker(
-            attacks=0, curse_of_rot=True, piercing=0 if invulnerable is not None else a.piercing
-        ),
-        defender=Defender(
-            defence_dice=d.defence_dice,
-            wounds=d.wounds,
-            cover_saves=cover[0],
-            cover_crit_saves=cover[1],
-            feel_no_pain=d.feel_no_pain,
-            invulnerable_save=None if invulnerable is None else 6,
-        ),
-    )
+    if a["attacks"] != 0:
+        return
+    curse, piercing, saturate = a["curse_of_rot"], a["piercing"], a["saturate"]
+    a.update(ATTACKER_DEFAULTS, attacks=0)
+    kept = {}
+    if curse:
+        invulnerable = d["invulnerable_save"]
+        a.update(curse_of_rot=True, piercing=0 if invulnerable is not None else piercing)
+        kept = {
+            "defence_dice": d["defence_dice"],
+            "wounds": d["wounds"],
+            "cover_saves": 0 if saturate else d["cover_saves"],
+            "cover_crit_saves": 0 if saturate else d["cover_crit_saves"],
+            "feel_no_pain": d["feel_no_pain"],
+            "invulnerable_save": None if invulnerable is None else 6,
+        }
+    d.update(DEFENDER_DEFAULTS, **kept)
 
 
-def _obscured(a: Attacker) -> Attacker:
+def cs3(a: Fields) -> None:
     """CS3: under Obscured crits become normals, so nothing that needs a crit can matter."""
-    if not a.obscured:
-        return a
-    return replace(
-        a,
-        rending=False,
-        punishing=False,
-        severe=False,
-        norms_to_crits=0,
-        devastating=0,
-        piercing_crits=0,
-        critical_damage=0,
-        elite_extreme=False,
-        elite_moderate=a.elite_moderate or a.elite_extreme,
-        accurate=a.accurate + a.auto_crits,
-        auto_crits=0,
-        lethal=a.lethal if a.reroll == "CRIT_FISH" else 6,
-    )
+    if not a["obscured"]:
+        return
+    a.update(rending=False, punishing=False, severe=False, norms_to_crits=0, devastating=0)
+    a.update(piercing_crits=0, critical_damage=0)
+    a["elite_moderate"] = a["elite_moderate"] or a["elite_extreme"]
+    a["elite_extreme"] = False
+    a["accurate"] += a["auto_crits"]
+    a["auto_crits"] = 0
+    if a["reroll"] != "CRIT_FISH":
+        a["lethal"] = 6
 
 
-def _piercing(a: Attacker, d: Defender) -> Attacker:
+def cs4(a: Fields, d: Fields) -> None:
     """CS4: Piercing beyond the defence dice, or under an invulnerable save, is moot."""
-    pierce = min(a.piercing, d.defence_dice)
-    pierce_crits = min(a.piercing_crits, d.defence_dice)
-    if pierce_crits <= pierce:
-        pierce_crits = 0
-    if d.invulnerable_save is not None:
-        pierce = pierce_crits = 0
-    return replace(a, piercing=pierce, piercing_crits=pierce_crits)
+    a["piercing"] = min(a["piercing"], d["defence_dice"])
+    a["piercing_crits"] = min(a["piercing_crits"], d["defence_dice"])
+    if a["piercing_crits"] <= a["piercing"]:
+        a["piercing_crits"] = 0
+    if d["invulnerable_save"] is not None:
+        a["piercing"] = a["piercing_crits"] = 0
 
 
-def _cover(a: Attacker, d: Defender) -> tuple[Attacker, Defender]:
+def cs5(a: Fields, d: Fields) -> None:
     """CS5: Saturate removes cover; cover is capped by the defence dice."""
-    if a.saturate:
-        a, d = replace(a, saturate=False), replace(d, cover_saves=0, cover_crit_saves=0)
-    cover_crits = min(d.cover_crit_saves, d.defence_dice)
-    return a, replace(
-        d,
-        cover_crit_saves=cover_crits,
-        cover_saves=min(d.cover_saves, d.defence_dice - cover_crits),
-    )
+    if a["saturate"]:
+        a["saturate"] = False
+        d["cover_saves"] = d["cover_crit_saves"] = 0
+    d["cover_crit_saves"] = min(d["cover_crit_saves"], d["defence_dice"])
+    d["cover_saves"] = min(d["cover_saves"], d["defence_dice"] - d["cover_crit_saves"])
 
 
-def _saves(a: Attacker, d: Defender) -> tuple[Attacker, Defender]:
-    """CS6–CS7: Durable needs 4+ crit damage; save thresholds and rolled-dice rules."""
-    if a.critical_damage <= 3:
-        d = replace(d, durable=False)
-    if d.invulnerable_save is not None:
-        d = replace(d, crit_save=max(d.crit_save, d.invulnerable_save), save=3)
+def cs6(a: Fields, d: Fields) -> None:
+    """CS6: Durable only reduces crits of 4+ damage."""
+    if a["critical_damage"] <= 3:
+        d["durable"] = False
+
+
+def cs7(a: Fields, d: Fields) -> None:
+    """CS7: save thresholds, and rules of rolled defence dice when none are rolled."""
+    if d["invulnerable_save"] is not None:
+        d["crit_save"] = max(d["crit_save"], d["invulnerable_save"])
+        d["save"] = 3
     else:
-        d = replace(d, crit_save=max(d.crit_save, d.save))
-    rolled = d.defence_dice - d.cover_crit_saves - d.cover_saves
-    d = replace(
-        d,
-        fails_to_norms=min(d.fails_to_norms, rolled),
-        norms_to_crits=min(d.norms_to_crits, rolled),
-    )
+        d["crit_save"] = max(d["crit_save"], d["save"])
+    rolled = d["defence_dice"] - d["cover_crit_saves"] - d["cover_saves"]
+    d["fails_to_norms"] = min(d["fails_to_norms"], rolled)
+    d["norms_to_crits"] = min(d["norms_to_crits"], rolled)
     if rolled == 0:
-        d = replace(
-            d,
-            reroll="NONE",
-            indomitus=False,
-            crit_save=6,
-            save=3,
-            invulnerable_save=None if d.invulnerable_save is None else 6,
-        )
-        a = replace(a, curse_of_rot=False)
-    return a, d
+        d.update(reroll="NONE", indomitus=False, crit_save=6, save=3)
+        if d["invulnerable_save"] is not None:
+            d["invulnerable_save"] = 6
+        a["curse_of_rot"] = False
 
 
-def _pass(s: Shoot) -> Shoot:
-    s = _no_attacks(s)
-    a, d = s.attacker, s.defender
-    a = _obscured(canonical_attack_dice(a))
-    a = _piercing(a, d)
-    a, d = _cover(a, d)
-    a, d = _saves(a, d)
-    return replace(s, attacker=a, defender=d)
+def _canonical_fields(s: Shoot) -> tuple[Fields, Fields]:
+    """CS1–CS7 in order, repeated until nothing changes."""
+    a, d = _fields(s.attacker), _fields(s.defender)
+    while True:
+        before = (dict(a), dict(d))
+        cs1(a, d)
+        cs2(a)
+        cs3(a)
+        cs4(a, d)
+        cs5(a, d)
+        cs6(a, d)
+        cs7(a, d)
+        if (a, d) == before:
+            return a, d
 
 
 def canonical_shoot(s: Shoot) -> Shoot:
-    """Apply CS1–CS7 until nothing changes."""
-    while True:
-        nxt = _pass(s)
-        if nxt == s:
-            return nxt  # (equality ignores the defender's wounds; CS1 may reset them)
-        s = nxt
+    """The canonical scenario equivalent to `s` (same results, one cache key)."""
+    a, d = _canonical_fields(s)
+    return Shoot(Attacker(**a), Defender(**d), s.options)
 
 
 def as_json(value: Any) -> Any:
     """A scenario dataclass as plain JSON data with the API's camelCase member names."""
     if is_dataclass(value):
-        return {camel(f.name): as_json(getattr(value, f.name)) for f in fields(value)}
+        return {camel(name): as_json(getattr(value, name)) for name in _names(type(value))}
     return value
 
 
 def key(mode: str, scenario: Any) -> str:
     """`<engine version>:<mode>:` + canonical JSON (sorted keys, no whitespace)."""
-    body = json.dumps(as_json(scenario), sort_keys=True, separators=(",", ":"))
-    return f"{ENGINE_VERSION}:{mode}:{body}"
+    return _key(mode, as_json(scenario))
+
+
+def _key(mode: str, body: Any) -> str:
+    return f"{ENGINE_VERSION}:{mode}:{json.dumps(body, sort_keys=True, separators=(',', ':'))}"
+
+
+def _camel(values: Fields) -> Fields:
+    return {camel(name): value for name, value in values.items()}
 
 
 def shoot_key(s: Shoot) -> str:
-    return key("shoot", canonical_shoot(s))
-
-
-__all__ = ["ENGINE_VERSION", "canonical_attack_dice", "canonical_shoot", "key", "shoot_key"]
+    a, d = _canonical_fields(s)
+    return _key(
+        "shoot", {"attacker": _camel(a), "defender": _camel(d), "options": as_json(s.options)}
+    )

@@ -7,6 +7,7 @@ canonical JSON of §11 is produced mechanically from these dataclasses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 Reroll = Literal[
@@ -24,6 +25,7 @@ JustAScratch = Literal["NONE", "CRITS", "NORMALS"]
 SaintlyRelics = Literal["NONE", "ONE_D6", "TWO_D6"]
 
 
+@cache
 def camel(name: str) -> str:
     """'critical_damage' -> 'criticalDamage' (API member names)."""
     head, *rest = name.split("_")

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .fight_state import Moment, Pair
+from .fight_state import Moment, Status
 from .fighter import Fight
 from .optimal import Optimal
 from .sequence import Sequence
 from .strike import Action
 from .weights import ExactWeights, FloatWeights, Weights
-from .wounds import restore
+from .wounds import restore, wound_map
 
 Number = Fraction | float
 Ending = tuple[tuple[int, int], tuple[int, int]]
@@ -105,8 +105,8 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     sequence = Sequence(fight)
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     outcomes = Outcomes(sequence, weights, optimal)
-    alike = sequence.tactics.alike
     rounds = fight.options.rounds
+    top = max(fight.fighter_a.wounds, fight.fighter_b.wounds)
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -117,26 +117,29 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     }
     for played in range(rounds):
         left = rounds - played
+        how = "exact" if optimal and left > 1 else "capped" if optimal else "canonical"
+        plan = opening_plan(sequence, top, how)
+        seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
         ending: dict[Ending, Any] = {}
-        for (wounds, relics), w in starts.items():
-            openings: dict[Pair, Any] = {}
-            for odds, pair in sequence.begin(wounds, relics):
-                if pair[0].wounds == 0 or pair[1].wounds == 0:  # F2 ended the battle
-                    put(finals, (pair[0].wounds, pair[1].wounds), weights.scale(w, odds))
-                else:
-                    put(openings, pair, weights.scale(w, odds))
-            for pair, v in openings.items():
-                if not optimal:
-                    lookup = alike.canonical(pair)
-                else:
-                    lookup = alike.capped(pair) if left == 1 else pair
-                a, b = pair[0].wounds, pair[1].wounds
-                a_, b_ = lookup[0].wounds, lookup[1].wounds
-                for ((wa, wb), spent), u in outcomes.ends(
-                    sequence.opening_moment(lookup), left
-                ).items():
-                    wounds = (restore(wa, a, a_), restore(wb, b, b_))
-                    put(ending, (wounds, spent), weights.times(v, u))
+        for ((wa0, wb0), relics), w in starts.items():
+            for index, (odds, (ca, na, la), (cb, nb, lb), map_a, map_b) in enumerate(plan):
+                wa, wb = max(0, wa0 - la), max(0, wb0 - lb)
+                v = weights.scale(w, odds)
+                if wa == 0 or wb == 0:  # F2 ended the battle
+                    put(finals, (wa, wb), v)
+                    continue
+                wa_, wb_ = map_a[wa], map_b[wb]
+                key = (index, wa_, wb_, relics)
+                table = seen.get(key)
+                if table is None:
+                    pair = (
+                        Status(ca, na, wa_, relics_used=relics[0]),
+                        Status(cb, nb, wb_, relics_used=relics[1]),
+                    )
+                    table = seen[key] = outcomes.ends(sequence.opening_moment(pair), left)
+                for ((fa, fb), spent), u in table.items():
+                    end = ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent)
+                    put(ending, end, weights.times(v, u))
         starts = {}
         for (wounds, spent), w in ending.items():
             if wounds[0] and wounds[1] and left > 1:
@@ -144,6 +147,22 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
             else:
                 put(finals, wounds, w)
     return {key: weights.result(w) for key, w in finals.items()}
+
+
+def opening_plan(sequence: Sequence, top: int, how: str) -> list[tuple]:
+    """Per joint roll (F1 + F2): its odds, both fighters' (crits, normals, curse damage) and
+    the wounds to look its sequence up with (`wounds.wound_map`) for each fighter."""
+    alike = sequence.tactics.alike
+    return [
+        (
+            odds,
+            (ca, na, la),
+            (cb, nb, lb),
+            wound_map(alike.sums(1, cb, nb), top, how),
+            wound_map(alike.sums(0, ca, na), top, how),
+        )
+        for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls
+    ]
 
 
 def fighter_result(

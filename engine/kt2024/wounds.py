@@ -45,17 +45,21 @@ class Alike:
 
     def totals(self, x: int, status: Status) -> tuple[int, ...]:
         """Every total damage x's unresolved successes could deal, ascending (0 included)."""
-        key = (x, status.crits, status.normals)
+        return self.sums(x, status.crits, status.normals)
+
+    def sums(self, x: int, crits: int, normals: int) -> tuple[int, ...]:
+        key = (x, crits, normals)
         found = self._totals.get(key)
         if found is None:
             sums = {0}
-            for kind, count in ((CRIT, status.crits), (NORMAL, status.normals)):
+            for kind, count in ((CRIT, crits), (NORMAL, normals)):
                 for _ in range(count):
                     sums |= {s + d for s in sums for d in self._per_strike[(x, kind)]}
             found = self._totals[key] = tuple(sorted(sums))
         return found
 
-    def least(self, wounds: int, totals: tuple[int, ...]) -> int:
+    @staticmethod
+    def least(wounds: int, totals: tuple[int, ...]) -> int:
         """w*: the least wounds that every reachable total kills or spares exactly as `wounds`."""
         below = 0
         for total in totals:
@@ -89,6 +93,16 @@ class Alike:
         if wb != b.wounds:
             b = b.with_wounds(wb)
         return (a, b)
+
+
+def wound_map(totals: tuple[int, ...], top: int, how: str) -> tuple[int, ...]:
+    """w → the wounds to look a sequence up with, for w = 0..top, against these damage totals:
+    "canonical" (`Alike.least`), "capped" (`Alike.capped`) or "exact" (w itself)."""
+    if how == "canonical":
+        return tuple(Alike.least(w, totals) for w in range(top + 1))
+    if how == "capped":
+        return tuple(min(w, totals[-1] + 1) for w in range(top + 1))
+    return tuple(range(top + 1))
 
 
 def restore(final: int, start: int, start_canonical: int) -> int:

@@ -1,9 +1,11 @@
 """GraphQL queries of kt2024: `shoot`, `fight`, bulk `matchups` and `matchupGrid`.
 
 Inputs are derived from the registered modes' pydantic models (`schema.graphql_inputs`), so
-a field added to a model appears here without an edit. Resolvers hand the plain body to the
-service found in the context (`info.context["service"]`), which validates, keys, caches and
-computes exactly as for REST, and raises GraphQL errors carrying the §12 members.
+a field added to a model appears here without an edit. The attacker, defender and fighter
+inputs also take the catalog references of `schema.references` (`operativeId`,
+`weaponProfileId`, `weaponRules`). Resolvers hand the plain body to the service found in the
+context (`info.context["service"]`), which expands references, validates, keys, caches and
+computes exactly as for REST and the CLI, and raises GraphQL errors carrying the §12 members.
 
 (No `from __future__ import annotations`: the input types are built at import, and strawberry
 reads the resolvers' annotations as the objects themselves.)
@@ -17,7 +19,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
-from schema import registry
+from schema import references, registry
 from schema.graphql_inputs import input_type, to_body
 from schema.graphql_types import (
     FightResult,
@@ -57,7 +59,7 @@ def build() -> type:
     matchup: dict[str, Any] = {"__annotations__": {}}
 
     if shoot_model is not None:
-        shoot_input = input_type(shoot_model, "Kt2024Shoot")
+        shoot_input = input_type(shoot_model, "Kt2024Shoot", nested=references.role_members)
 
         async def shoot(info: Info, input: shoot_input) -> ShootResult:
             answer = await info.context["service"].one(to_body(input), RULESET, "shoot")
@@ -68,8 +70,16 @@ def build() -> type:
         matchup["shoot"] = strawberry.field(default=UNSET)
 
         parts = shoot_model.model_fields
-        attacker_in = input_type(parts["attacker"].annotation, "Kt2024ShootAttacker")
-        defender_in = input_type(parts["defender"].annotation, "Kt2024ShootDefender")
+        attacker_in = input_type(
+            parts["attacker"].annotation,
+            "Kt2024ShootAttacker",
+            references.role_members("attacker"),
+        )
+        defender_in = input_type(
+            parts["defender"].annotation,
+            "Kt2024ShootDefender",
+            references.role_members("defender"),
+        )
         options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
 
         @strawberry.input(description="Overrides laid over every attacker/defender pair")
@@ -110,7 +120,7 @@ def build() -> type:
         )
 
     if fight_model is not None:
-        fight_input = input_type(fight_model, "Kt2024Fight")
+        fight_input = input_type(fight_model, "Kt2024Fight", nested=references.role_members)
 
         async def fight(info: Info, input: fight_input) -> FightResult:
             answer = await info.context["service"].one(to_body(input), RULESET, "fight")

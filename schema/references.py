@@ -44,6 +44,24 @@ ROLES: dict[str, str] = {
 
 RULESETS = frozenset({"kt2024"})
 
+# what each kind of role object may name, with the meaning typed APIs (GraphQL) show for it
+MEMBERS: dict[str, str] = {
+    OPERATIVE: "catalog operative id (`GET /v1/operatives`)",
+    PROFILE: "catalog weapon profile id; its statline and rules fill the profile",
+    EXTRA_RULES: "weapon-rule text added to the profile's rules (`Lethal 5+, Prc1`)",
+}
+KIND_MEMBERS: dict[str, tuple[str, ...]] = {
+    "attacker": (OPERATIVE, PROFILE, EXTRA_RULES),
+    "defender": (OPERATIVE,),
+    "fighter": (OPERATIVE, PROFILE, EXTRA_RULES),
+}
+
+
+def role_members(role: str) -> dict[str, str]:
+    """The reference members a role object (`attacker`, `fighterA`...) accepts, described."""
+    kind = ROLES.get(role)
+    return {m: MEMBERS[m] for m in KIND_MEMBERS[kind]} if kind else {}
+
 
 def _id(body: Mapping[str, Any], key: str, role: str) -> str | None:
     value = body.get(key)

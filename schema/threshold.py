@@ -293,7 +293,12 @@ def _evaluator(
 
 registry.register(
     registry.Mode(
-        RULESET, "attack", parse_attack, attack_key, _evaluator(evaluate_attack, render_attack)
+        RULESET,
+        "attack",
+        parse_attack,
+        attack_key,
+        _evaluator(evaluate_attack, render_attack),
+        model=AttackRequest,
     )
 )
 registry.register(
@@ -303,8 +308,16 @@ registry.register(
         parse_deadly_demise,
         deadly_demise_key,
         _evaluator(evaluate_deadly_demise, render_deadly_demise),
+        model=DeadlyDemiseRequest,
     )
 )
 registry.register(
-    registry.Mode(RULESET, "heal", parse_heal, heal_key, _evaluator(evaluate_heal, render_heal))
+    registry.Mode(
+        RULESET,
+        "heal",
+        parse_heal,
+        heal_key,
+        _evaluator(evaluate_heal, render_heal),
+        model=HealRequest,
+    )
 )

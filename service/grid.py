@@ -6,9 +6,10 @@ a partial override of the attacker, the defender and the options (cover, obscure
 over each profile pair, so "with and without cover" is two situations, not twice the profiles.
 
 Each cell reports expected damage, kill probability and P(damage ≥ k) for the requested k.
-Where the request names no k, the grid reports k = 1 … the largest defender `wounds` given
-(12, the default, if none is given): a player reading a grid asks "how likely do I get this
-many wounds through", and the wounds line is where that question ends.
+Where the request names no k, the grid reports k = 1 … the largest `wounds` of any cell's
+defender as validated — catalog operatives and situation overrides included: a player
+reading a grid asks "how likely do I get this many wounds through", and the wounds line is
+where that question ends.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import csv
 import io
 import threading
 from bisect import bisect_left
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import accumulate
 from typing import Annotated, Any, Literal
@@ -29,7 +31,6 @@ from schema.errors import from_validation_error
 from service.cache import LRU
 from service.compute import Job, prepare_raw
 
-DEFAULT_WOUNDS = 12
 MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
 Profile = dict[str, Any]
 
@@ -63,12 +64,12 @@ class GridRequest(BaseModel):
     def cells(self) -> int:
         return len(self.attackers) * len(self.defenders) * len(self.situations)
 
-    def thresholds(self) -> list[int]:
+    def thresholds(self, cells: Sequence[Job]) -> list[int]:
+        """The k of P(damage ≥ k): those asked for, else 1 … the cells' largest wounds."""
         if self.atLeast is not None:
             return sorted(set(self.atLeast))
-        wounds = [d.get("wounds", DEFAULT_WOUNDS) for d in self.defenders]
-        top = max((w for w in wounds if isinstance(w, int)), default=DEFAULT_WOUNDS)
-        return list(range(1, min(max(top, 1), MAX_THRESHOLD) + 1))
+        top = max(job.scenario.defender.wounds for job in cells)
+        return list(range(1, min(top, MAX_THRESHOLD) + 1))
 
 
 def parse(body: Any, max_cells: int) -> GridRequest:

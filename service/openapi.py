@@ -48,14 +48,22 @@ RESULT = {
 }
 
 
-def _error_responses() -> dict[str, Any]:
+ERROR_STATUSES = {
+    "400": "INVALID_INPUT",
+    "404": "unknown id (INVALID_INPUT)",
+    "413": "body too large (LIMIT_EXCEEDED)",
+    "422": "LIMIT_EXCEEDED",
+    "503": "TIMEOUT: the time budget was exceeded",
+}
+
+
+def error_responses(*statuses: str) -> dict[str, Any]:
+    """Response objects of the error body for the given statuses (default: a computation's)."""
     ref = {"$ref": "#/components/schemas/Error"}
     content = {"application/json": {"schema": ref}}
     return {
-        "400": {"description": "INVALID_INPUT", "content": content},
-        "413": {"description": "body too large (LIMIT_EXCEEDED)", "content": content},
-        "422": {"description": "LIMIT_EXCEEDED", "content": content},
-        "503": {"description": "TIMEOUT: the time budget was exceeded", "content": content},
+        status: {"description": ERROR_STATUSES[status], "content": content}
+        for status in statuses or ("400", "413", "422", "503")
     }
 
 
@@ -80,7 +88,7 @@ def _operation(summary: str, body: dict[str, Any], ok: dict[str, Any]) -> dict[s
         "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
         "responses": {
             "200": {"description": "OK", "content": {"application/json": {"schema": ok}}},
-            **_error_responses(),
+            **error_responses(),
         },
     }
 

@@ -8,7 +8,8 @@
   answer is the `killmath import` JSON. Parsing runs in the engine pool, off the event loop.
 
 Catalog answers carry `catalogVersion`, so a client can tell when its stored ids may have
-moved. Errors are the §12 body; an unknown id is a 404 with code INVALID_INPUT.
+moved. Errors are the §12 body; an unknown id is a 404 with code INVALID_INPUT. The routes'
+OpenAPI path items are in `service.openapi_catalog`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from schema.catalog import catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
+from service import openapi_catalog
 from service.http import JSONResponse, answers_errors, computer
 
 # a weapon's rules are a line of text; anything longer is not one
@@ -107,6 +109,8 @@ async def import_file(request: Request) -> Response:
     )
     return JSONResponse(result.as_json())
 
+
+openapi_paths = openapi_catalog.PATHS
 
 routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),

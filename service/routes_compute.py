@@ -50,7 +50,7 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
     async def work() -> dict[str, Any]:
         jobs = await service.in_pool(grids.prepare_cells, grid)
         answers = await service.results(jobs)
-        thresholds = tuple(grid.thresholds())
+        thresholds = tuple(grid.thresholds(jobs))
         indices = [index for index, _ in grids.envelopes(grid)]
 
         def rows() -> list[dict[str, Any]]:

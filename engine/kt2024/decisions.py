@@ -21,7 +21,7 @@ from .strike import (
     parry,
     strike,
 )
-from .wounds import Alike
+from .wounds import Alike, restore
 
 
 def settled(pair: Pair) -> bool:
@@ -49,7 +49,7 @@ class Tactics:
         self.alike = Alike(fighters)
         self._choices: dict[tuple[int, Pair, Strategy], Action] = {}  # on canonical pairs
         self._seen: dict[tuple[int, Pair, Strategy], Action] = {}  # the same, on pairs as met
-        self._ends: dict[tuple[int, Pair, Strategy, Strategy], Pair] = {}
+        self._ends: dict[tuple[int, Pair, Strategy, Strategy], tuple[int, int]] = {}
         self._acts: dict[tuple[int, Pair, Action, bool], list[tuple[Odds, Pair]]] = {}
         # without Relics or Feel No Pain the real resolution is the projection
         self.chancy = any(
@@ -58,25 +58,17 @@ class Tactics:
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
-        seen = (x, pair, strategy)
-        choice = self._seen.get(seen)
+        key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
+        choice = self._choices.get(key)
         if choice is None:
-            key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
-            choice = self._choices.get(key)
-            if choice is None:
-                choice = self._choices[key] = self._decide(x, key[1], strategy)
-            self._seen[seen] = choice
+            choice = self._choices[key] = self._decide(x, key[1], strategy)
         return choice
 
     def resolve(
         self, x: int, pair: Pair, action: Action, chance: bool = True
     ) -> list[tuple[Odds, Pair]]:
         """`strike.act`, memoised: projections and the real resolution share most actions."""
-        key = (x, pair, action, chance and self.chancy)
-        outcomes = self._acts.get(key)
-        if outcomes is None:
-            outcomes = self._acts[key] = act(self.fighters, x, pair, action, key[3])
-        return outcomes
+        return act(self.fighters, x, pair, action, chance and self.chancy)
 
     def project(self, x: int, pair: Pair, action: Action) -> Pair:
         """Fighter x's action without Relics or Feel No Pain (§9.6)."""
@@ -84,18 +76,22 @@ class Tactics:
 
     def end_of_sequence(
         self, active: int, pair: Pair, strategies: tuple[Strategy, Strategy]
-    ) -> Pair:
-        """The projected rest of F4 from `pair` with `active` to act (passing when it can't)."""
-        key = (active, pair, *strategies)
+    ) -> tuple[int, int]:
+        """Both fighters' wounds at the end of the projected rest of F4 from `pair`, with
+        `active` to act (passing when it can't); memoised on canonical wounds."""
+        if settled(pair):
+            return (pair[0].wounds, pair[1].wounds)
+        alike = self.alike.canonical(pair)
+        key = (active, alike, *strategies)
         end = self._ends.get(key)
         if end is None:
-            end = pair
-            if not settled(pair):
-                mover = active if pair[active].successes else 1 - active
-                after = self.project(mover, pair, self.choose(mover, pair, strategies[mover]))
-                end = self.end_of_sequence(1 - mover, after, strategies)
-            self._ends[key] = end
-        return end
+            mover = active if alike[active].successes else 1 - active
+            after = self.project(mover, alike, self.choose(mover, alike, strategies[mover]))
+            end = self._ends[key] = self.end_of_sequence(1 - mover, after, strategies)
+        return (
+            restore(end[0], pair[0].wounds, alike[0].wounds),
+            restore(end[1], pair[1].wounds, alike[1].wounds),
+        )
 
     def _decide(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         y = 1 - x
@@ -123,11 +119,11 @@ class Tactics:
         if strategy == "PARRY":
             return wise
         plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
-        struck = oriented(self.end_of_sequence(y, self.project(x, pair, hit), plan), x)
-        parried = oriented(self.end_of_sequence(y, self.project(x, pair, wise), plan), x)
+        struck = self.end_of_sequence(y, self.project(x, pair, hit), plan)
+        parried = self.end_of_sequence(y, self.project(x, pair, wise), plan)
         if strategy == "MIN_DAMAGE_TO_SELF":
-            return hit if struck[0].wounds >= parried[0].wounds else wise
-        return hit if struck[1].wounds <= parried[1].wounds else wise
+            return hit if struck[x] >= parried[x] else wise
+        return hit if struck[y] <= parried[y] else wise
 
     def _last_block(self, x: int, xs: Status, ys: Status) -> Action | None:
         """D4: a parry that leaves Y nothing, if X's remaining strikes then take Y's last wound."""

@@ -69,6 +69,7 @@ class Outcomes:
         self.weights = weights
         self.choose = chooser(sequence)
         self.optimal = optimal
+        self.alike = sequence.tactics.alike
         self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
 
     def ends(self, moment: Moment, left: int) -> dict[Ending, Any]:
@@ -77,6 +78,19 @@ class Outcomes:
         if table is not None:
             return table
         seq, weights = self.sequence, self.weights
+        pair = moment.pair
+        if not self.optimal:  # look up alike wounds, shift the survivors back
+            alike = self.alike.canonical(pair)
+            if alike != pair:
+                shifted = self.ends(Moment(moment.duel, moment.active, alike), left)
+                (wa, wb), (wa_, wb_) = (
+                    (pair[0].wounds, pair[1].wounds),
+                    (alike[0].wounds, alike[1].wounds),
+                )
+                return {
+                    ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent): w
+                    for ((fa, fb), spent), w in shifted.items()
+                }
         if seq.over(moment):
             a, b = moment.pair
             table = {((a.wounds, b.wounds), (a.relics_used, b.relics_used)): weights.one}

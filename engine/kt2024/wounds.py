@@ -60,7 +60,10 @@ class Alike:
 
     @staticmethod
     def least(wounds: int, totals: tuple[int, ...]) -> int:
-        """w*: the least wounds that every reachable total kills or spares exactly as `wounds`."""
+        """w*: the least wounds that every reachable total kills or spares exactly as `wounds`
+        (0 stays 0: an incapacitated fighter is in a class of its own)."""
+        if wounds == 0:
+            return 0
         below = 0
         for total in totals:
             if total >= wounds:

@@ -47,14 +47,8 @@ class Tactics:
     def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
         self.fighters = fighters
         self.alike = Alike(fighters)
-        self._choices: dict[tuple[int, Pair, Strategy], Action] = {}  # on canonical pairs
-        self._seen: dict[tuple[int, Pair, Strategy], Action] = {}  # the same, on pairs as met
+        self._choices: dict[tuple[int, Pair, Strategy], Action] = {}
         self._ends: dict[tuple[int, Pair, Strategy, Strategy], tuple[int, int]] = {}
-        self._acts: dict[tuple[int, Pair, Action, bool], list[tuple[Odds, Pair]]] = {}
-        # without Relics or Feel No Pain the real resolution is the projection
-        self.chancy = any(
-            f.feel_no_pain is not None or f.saintly_relics != "NONE" for f in fighters
-        )
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
@@ -67,8 +61,8 @@ class Tactics:
     def resolve(
         self, x: int, pair: Pair, action: Action, chance: bool = True
     ) -> list[tuple[Odds, Pair]]:
-        """`strike.act`, memoised: projections and the real resolution share most actions."""
-        return act(self.fighters, x, pair, action, chance and self.chancy)
+        """Fighter x's action, with Relics and Feel No Pain (`chance`) or without (§9.6)."""
+        return act(self.fighters, x, pair, action, chance)
 
     def project(self, x: int, pair: Pair, action: Action) -> Pair:
         """Fighter x's action without Relics or Feel No Pain (§9.6)."""

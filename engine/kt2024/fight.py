@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .fight_state import Moment, Status
+from .fight_state import Moment, Pair, Status
 from .fighter import Fight
 from .optimal import Optimal
 from .sequence import Sequence
@@ -72,6 +72,13 @@ class Outcomes:
         self.alike = sequence.tactics.alike
         self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
 
+    def alike_pair(self, pair: Pair, left: int) -> Pair:
+        """The pair to look up (`wounds.Alike`). OPTIMAL weighs expected wounds and later
+        sequences, so for it only wounds out of reach in the last sequence are alike."""
+        if not self.optimal:
+            return self.alike.canonical(pair)
+        return self.alike.capped(pair) if left == 1 else pair
+
     def ends(self, moment: Moment, left: int) -> dict[Ending, Any]:
         key = (moment, left if self.optimal else 0)
         table = self._memo.get(key)
@@ -79,18 +86,17 @@ class Outcomes:
             return table
         seq, weights = self.sequence, self.weights
         pair = moment.pair
-        if not self.optimal:  # look up alike wounds, shift the survivors back
-            alike = self.alike.canonical(pair)
-            if alike != pair:
-                shifted = self.ends(Moment(moment.duel, moment.active, alike), left)
-                (wa, wb), (wa_, wb_) = (
-                    (pair[0].wounds, pair[1].wounds),
-                    (alike[0].wounds, alike[1].wounds),
-                )
-                return {
-                    ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent): w
-                    for ((fa, fb), spent), w in shifted.items()
-                }
+        alike = self.alike_pair(pair, left)
+        if alike != pair:  # look the alike wounds up, shift the survivors back
+            shifted = self.ends(Moment(moment.duel, moment.active, alike), left)
+            (wa, wb), (wa_, wb_) = (
+                (pair[0].wounds, pair[1].wounds),
+                (alike[0].wounds, alike[1].wounds),
+            )
+            return {
+                ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent): w
+                for ((fa, fb), spent), w in shifted.items()
+            }
         if seq.over(moment):
             a, b = moment.pair
             table = {((a.wounds, b.wounds), (a.relics_used, b.relics_used)): weights.one}

@@ -49,12 +49,25 @@ class Optimal:
 
     def choice(self, moment: Moment, left: int) -> Action | None:
         """The OPTIMAL mover's action at `moment`, `left` sequences to play (this one included)."""
+        moment = self.lookup(moment, left)
         key = (moment, left)
         if key not in self._choices:
             self.value(moment, left)
         return self._choices[key]
 
+    def lookup(self, moment: Moment, left: int) -> Moment:
+        """In the last sequence, wounds out of every reachable damage total only shift D, so
+        the moment is solved with them capped (`wounds.Alike.capped`)."""
+        if left != 1:
+            return moment
+        return Moment(moment.duel, moment.active, self.sequence.tactics.alike.capped(moment.pair))
+
     def value(self, moment: Moment, left: int) -> Value:
+        looked = self.lookup(moment, left)
+        if looked.pair != moment.pair:
+            u, d, e = self.value(looked, left)
+            (a, b), (a_, b_) = moment.pair, looked.pair
+            return (u, d + (a.wounds - a_.wounds - b.wounds + b_.wounds) * power6(e), e)
         key = (moment, left)
         known = self._values.get(key)
         if known is not None:
@@ -97,12 +110,7 @@ class Optimal:
             for odds, pair in seq.begin(wounds, relics):
                 if pair[0].wounds == 0 or pair[1].wounds == 0:
                     branches.append((odds, terminal(pair[0].wounds, pair[1].wounds)))
-                elif left > 1:
+                else:
                     branches.append((odds, self.value(seq.opening_moment(pair), left)))
-                else:  # out-of-reach wounds only shift D (`wounds.Alike.capped`)
-                    lookup = seq.tactics.alike.capped(pair)
-                    u, d, e = self.value(seq.opening_moment(lookup), left)
-                    shift = pair[0].wounds - lookup[0].wounds - pair[1].wounds + lookup[1].wounds
-                    branches.append((odds, (u, d + shift * power6(e), e)))
             known = self._starts[key] = expectation(branches)
         return known

@@ -10,13 +10,35 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, PlainValidator, StrictBool, StrictInt, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictInt,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 
 from engine.dice_expr import DiceExpr
 from engine.errors import InputError
 
-__all__ = ["Count", "Dice", "RuleRange", "StrictBool", "StrictInt"]
+__all__ = ["Count", "Dice", "ExactOptions", "RuleRange", "StrictBool", "StrictInt", "StrictModel"]
+
+
+class StrictModel(BaseModel):
+    """A request body: unknown members rejected, JSON types taken strictly (no "3" for 3),
+    immutable once validated, so a parsed request can be shared and keyed safely."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ExactOptions(StrictModel):
+    """`options` of a ruleset whose only option is exact (rational) output."""
+
+    exact: StrictBool = False
 
 
 def Count(maximum: int, minimum: int = 0) -> object:

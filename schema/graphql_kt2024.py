@@ -41,15 +41,34 @@ def _model(mode: str) -> type | None:
     return found.model if found is not None else None
 
 
+RESULTS: dict[str, type[ShootResult] | type[FightResult]] = {
+    "shoot": ShootResult,
+    "fight": FightResult,
+}
+
+
 def _as_result(mode: str | None, answer: Any) -> Any:
     """A service answer (result or §12 error dict) as a member of the MatchupResult union."""
     if isinstance(answer, dict):
         return MatchupError(**answer)
-    if mode == "shoot":
-        return ShootResult.of(answer.output, answer.key, answer.cached)
-    if mode == "fight":
-        return FightResult.of(answer.output, answer.key, answer.cached)
+    if mode in RESULTS:
+        return RESULTS[mode].of(answer.output, answer.key, answer.cached)
     return RulesetResult(result=answer.output, canonical_key=answer.key, cached=answer.cached)
+
+
+def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, Any]) -> type:
+    """Add the query `<mode>` and the `MatchupInput` member `<mode>`; return their input type."""
+    typed = input_type(model, f"Kt2024{mode.capitalize()}", nested=references.role_members)
+    result = RESULTS[mode]
+
+    async def resolver(info: Info, input: typed) -> result:
+        answer = await info.context["service"].one(to_body(input), RULESET, mode)
+        return result.of(answer.output, answer.key, answer.cached)
+
+    fields[mode] = strawberry.field(resolver=resolver, description=f"one kt2024 {mode}")
+    matchup["__annotations__"][mode] = typed | None
+    matchup[mode] = strawberry.field(default=UNSET)
+    return typed
 
 
 def build() -> type:
@@ -59,16 +78,7 @@ def build() -> type:
     matchup: dict[str, Any] = {"__annotations__": {}}
 
     if shoot_model is not None:
-        shoot_input = input_type(shoot_model, "Kt2024Shoot", nested=references.role_members)
-
-        async def shoot(info: Info, input: shoot_input) -> ShootResult:
-            answer = await info.context["service"].one(to_body(input), RULESET, "shoot")
-            return ShootResult.of(answer.output, answer.key, answer.cached)
-
-        fields["shoot"] = strawberry.field(resolver=shoot, description="one kt2024 shooting")
-        matchup["__annotations__"]["shoot"] = shoot_input | None
-        matchup["shoot"] = strawberry.field(default=UNSET)
-
+        _single("shoot", shoot_model, fields, matchup)
         parts = shoot_model.model_fields
         attacker_in = input_type(
             parts["attacker"].annotation,
@@ -120,15 +130,7 @@ def build() -> type:
         )
 
     if fight_model is not None:
-        fight_input = input_type(fight_model, "Kt2024Fight", nested=references.role_members)
-
-        async def fight(info: Info, input: fight_input) -> FightResult:
-            answer = await info.context["service"].one(to_body(input), RULESET, "fight")
-            return FightResult.of(answer.output, answer.key, answer.cached)
-
-        fields["fight"] = strawberry.field(resolver=fight, description="one kt2024 fight")
-        matchup["__annotations__"]["fight"] = fight_input | None
-        matchup["fight"] = strawberry.field(default=UNSET)
+        _single("fight", fight_model, fields, matchup)
 
     matchup["__annotations__"]["envelope"] = JSON | None
     matchup["envelope"] = strawberry.field(

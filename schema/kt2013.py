@@ -13,8 +13,6 @@ from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Discriminator,
     PlainValidator,
     Tag,
@@ -30,7 +28,7 @@ from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
 from schema.errors import from_validation_error
-from schema.fields import Count, Dice, RuleRange, StrictBool
+from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictBool, StrictModel
 
 MAX_ATTACKS = 20
 MAX_WOUNDS = 10
@@ -55,11 +53,7 @@ MeleeHitOn = Annotated[
 ]
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class AttackerIn(Strict):
+class AttackerIn(StrictModel):
     """§2.1."""
 
     ballisticSkill: Characteristic | None = None
@@ -72,7 +66,7 @@ class AttackerIn(Strict):
     sniper: StrictBool = False
 
 
-class WeaponIn(Strict):
+class WeaponIn(StrictModel):
     """§2.2."""
 
     attacks: Attacks
@@ -88,7 +82,7 @@ class WeaponIn(Strict):
     haywire: StrictBool = False
 
 
-class ModelIn(Strict):
+class ModelIn(StrictModel):
     """§2.3: any target that is not a vehicle."""
 
     vehicle: Literal[False] = False
@@ -105,7 +99,7 @@ class ModelIn(Strict):
     monstrousCreature: StrictBool = False
 
 
-class VehicleIn(Strict):
+class VehicleIn(StrictModel):
     """§2.4."""
 
     vehicle: Literal[True]
@@ -131,17 +125,13 @@ TargetIn = Annotated[
 ]
 
 
-class OptionsIn(Strict):
-    exact: StrictBool = False
-
-
-class AttackIn(Strict):
+class AttackIn(StrictModel):
     """The request body (the envelope without `ruleset` and `mode`)."""
 
     attacker: AttackerIn
     weapon: WeaponIn
     target: TargetIn
-    options: OptionsIn = OptionsIn()
+    options: ExactOptions = ExactOptions()
 
 
 def _untagged(error: InputError) -> InputError:

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     StrictBool,
     StrictStr,
@@ -38,7 +36,7 @@ from engine.kt2018.scenario import (
 from engine.kt2018.state import Outcome
 from schema import registry
 from schema.errors import from_validation_error
-from schema.fields import Count, Dice, RuleRange
+from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
 from schema.report import distribution, put_scalar
 
 MAX_WEAPONS = 4
@@ -58,15 +56,7 @@ def _at_most_weapons(value: object) -> object:
     return value
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Options(Strict):
-    exact: StrictBool = False
-
-
-class AttackerBody(Strict):
+class AttackerBody(StrictModel):
     ballisticSkill: RuleRange(2, 6) | None = None
     weaponSkill: RuleRange(2, 6) | None = None
     fleshWounds: RuleRange(0, 6) = 0
@@ -78,13 +68,13 @@ class AttackerBody(Strict):
     rerollWounds: Reroll = "none"
 
 
-class SituationBody(Strict):
+class SituationBody(StrictModel):
     longRange: StrictBool = False
     overwatch: StrictBool = False
     interveningTerrain: StrictBool = False
 
 
-class WeaponBody(Strict):
+class WeaponBody(StrictModel):
     name: Annotated[StrictStr, Field(max_length=60)] | None = None
     type: Literal["assault", "heavy", "rapidFire", "grenade", "pistol", "melee"] | None = None
     attacks: Dice(MAX_ATTACKS)
@@ -93,7 +83,7 @@ class WeaponBody(Strict):
     damage: Dice(MAX_DAMAGE) = Field(default=1, validate_default=True)
 
 
-class WoundedBody(Strict):
+class WoundedBody(StrictModel):
     """A model that may lose wounds: the target of §2.4 without its protection."""
 
     wounds: Count(MAX_WOUNDS, minimum=1)
@@ -117,47 +107,47 @@ class MortalTargetBody(WoundedBody):
     invulnerableSave: Any = None
 
 
-class PsykerBody(Strict):
+class PsykerBody(StrictModel):
     wounds: Count(MAX_WOUNDS, minimum=1)
     fleshWounds: RuleRange(0, 6) = 0
     maxFleshWounds: RuleRange(1, 6) = 3
 
 
-class CombatBody(Strict):
+class CombatBody(StrictModel):
     attacker: AttackerBody
     situation: SituationBody = SituationBody()
     weapons: Annotated[list[WeaponBody], BeforeValidator(_at_most_weapons), Field(min_length=1)]
     target: CombatTargetBody
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class PsyboltBody(Strict):
+class PsyboltBody(StrictModel):
     psyker: PsykerBody
     denyTheWitch: StrictBool = False
     target: MortalTargetBody
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class MortalWoundsBody(Strict):
+class MortalWoundsBody(StrictModel):
     amount: Dice(MAX_MORTAL_WOUNDS)
     source: Literal["shooting", "psychic", "fight", "other"]
     target: MortalTargetBody
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class NerveTestBody(Strict):
+class NerveTestBody(StrictModel):
     leadership: RuleRange(1, 10)
     otherFriendlyShakenOrOutOfAction: RuleRange(0, 20) = 0
     otherFriendlyWithinTwoInches: RuleRange(0, 20) = 0
     modifier: RuleRange(-3, 3) = 0
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class BreakCheckBody(Strict):
+class BreakCheckBody(StrictModel):
     models: RuleRange(1, 30)
     modelsDown: RuleRange(0, 30)
     highestLeadership: RuleRange(1, 10)
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
 @dataclass(frozen=True)
@@ -346,7 +336,7 @@ def _render_break_check(request: Request) -> dict[str, Any]:
 
 def _register(
     name: str,
-    model: type[Strict],
+    model: type[StrictModel],
     convert: Callable[[Any], Any],
     render: Callable[[Request], dict[str, Any]],
 ) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import Field, StrictBool, StrictStr, ValidationError
 
 from engine.errors import InputError
 from engine.threshold import ENGINE_VERSION
@@ -39,22 +39,14 @@ from engine.threshold.scenario import (
 from engine.threshold.sequence import Aftermath
 from schema import registry
 from schema.errors import dotted, from_validation_error
-from schema.fields import Count, RuleRange
+from schema.fields import Count, ExactOptions, RuleRange, StrictModel
 from schema.report import distribution, put_scalar
 
 RULESET = "threshold"
 MAX_UNITS = 6
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Options(_Model):
-    exact: StrictBool = False
-
-
-class TargetModel(_Model):
+class TargetModel(StrictModel):
     """§2 `target`; the unit structure fields are absent or both present."""
 
     minorThreshold: RuleRange(1, 100)
@@ -70,7 +62,7 @@ class NamedTargetModel(TargetModel):
     name: StrictStr = None
 
 
-class AttackModel(_Model):
+class AttackModel(StrictModel):
     attacks: Count(10, 1) = 1
     skillBonus: RuleRange(-20, 20) = 0
     dc: RuleRange(1, 40) | None = None
@@ -80,29 +72,29 @@ class AttackModel(_Model):
     centrepiece: StrictBool = False
 
 
-class AttackRequest(_Model):
+class AttackRequest(StrictModel):
     attack: AttackModel
     target: TargetModel
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class DeadlyDemiseRequest(_Model):
+class DeadlyDemiseRequest(StrictModel):
     x: Count(6, 1)
     units: list[NamedTargetModel] = Field(min_length=1, max_length=MAX_UNITS)
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
-class HealRequest(_Model):
+class HealRequest(StrictModel):
     startingModels: Count(20, 1) = 1
     hpPerModel: Count(50, 1)
     currentHP: Count(200, 1)
     amount: Any
     canReturnModels: StrictBool = False
-    options: Options = Options()
+    options: ExactOptions = ExactOptions()
 
 
 S = TypeVar("S")
-M = TypeVar("M", bound=_Model)
+M = TypeVar("M", bound=StrictModel)
 
 
 @dataclass(frozen=True)

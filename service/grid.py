@@ -24,10 +24,11 @@ from itertools import accumulate
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import Field, StrictInt, ValidationError
 
 from engine.errors import InputError
 from schema.errors import from_validation_error
+from schema.fields import StrictModel
 from service.cache import LRU
 from service.compute import Job, prepare_raw
 
@@ -35,10 +36,8 @@ MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + dev
 Profile = dict[str, Any]
 
 
-class Situation(BaseModel):
+class Situation(StrictModel):
     """Overrides laid over every attacker/defender pair (later members win)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     name: str | None = None
     attacker: Profile = Field(default_factory=dict)
@@ -46,10 +45,8 @@ class Situation(BaseModel):
     options: Profile = Field(default_factory=dict)
 
 
-class GridRequest(BaseModel):
+class GridRequest(StrictModel):
     """`POST /v1/grid` and GraphQL `matchupGrid`: kt2024 shoot over profile lists."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     ruleset: Literal["kt2024"] = "kt2024"
     mode: Literal["shoot"] = "shoot"

@@ -14,6 +14,7 @@ OpenAPI path items are in `service.openapi_catalog`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -21,12 +22,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engine.errors import InputError
-from schema.catalog import catalog
+from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
 from service import openapi_catalog
-from service.http import JSONResponse, answers_errors, computer
+from service.http import Endpoint, JSONResponse, answers_errors, computer
 
 # a weapon's rules are a line of text; anything longer is not one
 MAX_RULES_TEXT = 2000
@@ -85,20 +86,19 @@ async def operatives(request: Request) -> Response:
     return JSONResponse(body)
 
 
-async def operative(request: Request) -> Response:
-    cat = catalog()
-    found = cat.operatives.get(request.path_params["id"])
-    if found is None:
-        return _not_found("id", "operative")
-    return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
+def by_id(
+    table: Callable[[Catalog], Mapping[str, Operative | WeaponProfile]], what: str
+) -> Endpoint:
+    """`GET .../{id}`: one catalog object with the catalog version, or a 404."""
 
+    async def endpoint(request: Request) -> Response:
+        cat = catalog()
+        found = table(cat).get(request.path_params["id"])
+        if found is None:
+            return _not_found("id", what)
+        return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
 
-async def weapon_profile(request: Request) -> Response:
-    cat = catalog()
-    found = cat.profiles.get(request.path_params["id"])
-    if found is None:
-        return _not_found("id", "weapon profile")
-    return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
+    return endpoint
 
 
 @answers_errors
@@ -116,7 +116,11 @@ routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
     Route("/v1/kill-teams", kill_teams, methods=["GET"]),
     Route("/v1/operatives", operatives, methods=["GET"]),
-    Route("/v1/operatives/{id}", operative, methods=["GET"]),
-    Route("/v1/weapon-profiles/{id}", weapon_profile, methods=["GET"]),
+    Route("/v1/operatives/{id}", by_id(lambda c: c.operatives, "operative"), methods=["GET"]),
+    Route(
+        "/v1/weapon-profiles/{id}",
+        by_id(lambda c: c.profiles, "weapon profile"),
+        methods=["GET"],
+    ),
     Route("/v1/import", import_file, methods=["POST"]),
 ]

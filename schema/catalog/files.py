@@ -40,6 +40,12 @@ Damage = Annotated[tuple[int, int], BeforeValidator(stats.damage), AfterValidato
 Inches = Annotated[int, BeforeValidator(stats.inches)]
 
 
+def _unique(ids: list[str], message: str) -> None:
+    """Ids are what matchups and clients store: two alike would make one unreachable."""
+    if len(set(ids)) != len(ids):
+        raise ValueError(message)
+
+
 class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -116,9 +122,7 @@ class OperativeData(_Data):
 
     @model_validator(mode="after")
     def _weapon_ids(self) -> OperativeData:
-        ids = [w.id for w in self.weapons]
-        if len(set(ids)) != len(ids):
-            raise ValueError("weapon ids must be unique within an operative")
+        _unique([w.id for w in self.weapons], "weapon ids must be unique within an operative")
         return self
 
 
@@ -132,8 +136,7 @@ class KillTeamData(_Data):
     @model_validator(mode="after")
     def _operative_ids(self) -> KillTeamData:
         ids = [o.id for o in self.operatives]
-        if len(set(ids)) != len(ids):
-            raise ValueError("operative ids must be unique within a kill team")
+        _unique(ids, "operative ids must be unique within a kill team")
         return self
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from schema.weapon_rules import ParsedRules, for_fighting, for_shooting, format_rules
+from schema.catalog import stats
+from schema.weapon_rules import ParsedRules
 
 WeaponType = Literal["ranged", "melee"]
 
@@ -39,14 +40,7 @@ class WeaponProfile:
 
     def attacker_fields(self) -> dict[str, Any]:
         """The engine fields of this profile: a shooting attacker or a fighter by its type."""
-        rules = for_shooting if self.type == "ranged" else for_fighting
-        return {
-            "attacks": self.attacks,
-            "hit": self.hit,
-            "normalDamage": self.normal_damage,
-            "criticalDamage": self.critical_damage,
-            **rules(self.rules.fields),
-        }
+        return stats.engine_fields(self, self.type)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -56,10 +50,7 @@ class WeaponProfile:
             "weapon": self.weapon,
             "profile": self.profile,
             "type": self.type,
-            "ATK": self.attacks,
-            "HIT": f"{self.hit}+",
-            "DMG": f"{self.normal_damage}/{self.critical_damage}",
-            "WR": format_rules(self.rules.fields, self.rules.no_numeric_effect),
+            **stats.datacard(self),
             "fields": self.attacker_fields(),
             "noNumericEffect": list(self.rules.no_numeric_effect),
         }

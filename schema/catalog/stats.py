@@ -1,12 +1,16 @@
-"""Stat-line notation as printed on datacards: `3+`, `4/5`, `6"`.
+"""Stat-line notation as printed on datacards: `3+`, `4/5`, `6"`, read and written.
 
 Shared by the catalog's data files and the importers, so a value typed from a datacard and a
-value imported from a community file are read by the same code.
+value imported from a community file are read by the same code, and a catalog profile and an
+imported one become engine fields and datacard text the same way.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any, Protocol
+
+from schema.weapon_rules import ParsedRules, for_fighting, for_shooting, format_rules
 
 _THRESHOLD = re.compile(r"\s*([2-6])\s*\+?\s*")
 _DAMAGE = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
@@ -50,3 +54,36 @@ def count(value: object) -> int:
     if m is None:
         raise ValueError(f"expected a whole number, got {value!r}")
     return int(m.group(1))
+
+
+class Statline(Protocol):
+    """A weapon profile's numbers and rules: ATK, HIT, DMG normal/critical, WR."""
+
+    attacks: int
+    hit: int
+    normal_damage: int
+    critical_damage: int
+    rules: ParsedRules
+
+
+def engine_fields(line: Statline, kind: str | None) -> dict[str, Any]:
+    """A ranged profile's shooting-attacker fields, a melee profile's fighter fields; a profile
+    of unknown kind keeps every rule field, since either mode might use it."""
+    only = {"ranged": for_shooting, "melee": for_fighting}.get(kind or "", dict)
+    return {
+        "attacks": line.attacks,
+        "hit": line.hit,
+        "normalDamage": line.normal_damage,
+        "criticalDamage": line.critical_damage,
+        **only(line.rules.fields),
+    }
+
+
+def datacard(line: Statline) -> dict[str, Any]:
+    """ATK, HIT, DMG and WR as a datacard prints them (`"HIT": "3+"`, `"DMG": "4/5"`)."""
+    return {
+        "ATK": line.attacks,
+        "HIT": f"{line.hit}+",
+        "DMG": f"{line.normal_damage}/{line.critical_damage}",
+        "WR": format_rules(line.rules.fields, line.rules.no_numeric_effect),
+    }

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from schema.catalog import stats
-from schema.weapon_rules import ParsedRules, for_fighting, for_shooting, format_rules, parse_rules
+from schema.weapon_rules import ParsedRules, parse_rules
 
 WeaponType = Literal["ranged", "melee"]
 
@@ -26,23 +26,13 @@ class ImportedProfile:
     def engine_fields(self) -> dict[str, Any]:
         """Attacker fields for a ranged profile, fighter fields for a melee one; a profile of
         unknown type keeps every rule field, since either mode might use it."""
-        only = {"ranged": for_shooting, "melee": for_fighting}.get(self.type or "", dict)
-        return {
-            "attacks": self.attacks,
-            "hit": self.hit,
-            "normalDamage": self.normal_damage,
-            "criticalDamage": self.critical_damage,
-            **only(self.rules.fields),
-        }
+        return stats.engine_fields(self, self.type)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "type": self.type,
-            "ATK": self.attacks,
-            "HIT": f"{self.hit}+",
-            "DMG": f"{self.normal_damage}/{self.critical_damage}",
-            "WR": format_rules(self.rules.fields, self.rules.no_numeric_effect),
+            **stats.datacard(self),
             "fields": self.engine_fields(),
             **{k: v for k, v in self.rules.as_json().items() if k != "fields"},
         }

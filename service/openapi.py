@@ -5,6 +5,7 @@ envelope members `ruleset` and `mode`; pydantic's JSON Schema (draft 2020-12) is
 3.1 uses, so the models' schemas are copied in unchanged. The document is built once per
 process, on first request, after every ruleset has registered. A route module of another
 area adds its own operations by exposing `openapi_paths` (OpenAPI path items by path).
+The role objects that may name catalog ids (`schema.references`) document those members too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from schema import registry
+from schema import references, registry
 from service.grid import GridRequest
 from service.http import JSONResponse
 
@@ -82,6 +83,20 @@ def _envelope(mode: registry.Mode, schema: dict[str, Any]) -> dict[str, Any]:
     return envelope
 
 
+def _add_references(mode: registry.Mode, body: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Document the catalog references a mode's role objects accept (expanded before
+    validation, so the pydantic models do not know them)."""
+    if mode.ruleset not in references.RULESETS:
+        return
+    for role, member in body.get("properties", {}).items():
+        extra = references.role_members(role)
+        if extra and "$ref" in member:
+            role_schema = schemas[member["$ref"].rsplit("/", 1)[1]]
+            role_schema["properties"].update(
+                {name: {"type": "string", "description": text} for name, text in extra.items()}
+            )
+
+
 def _operation(summary: str, body: dict[str, Any], ok: dict[str, Any]) -> dict[str, Any]:
     return {
         "summary": summary,
@@ -107,6 +122,7 @@ def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
     for mode in modes:
         name = f"Envelope_{mode.ruleset}_{mode.name}"
         body = schemas[keyed[(mode.model, "validation")]["$ref"].rsplit("/", 1)[1]]
+        _add_references(mode, body, schemas)
         schemas[name] = _envelope(mode, body)
         envelopes.setdefault(mode.name, []).append({"$ref": f"#/components/schemas/{name}"})
     every = [ref for refs in envelopes.values() for ref in refs]

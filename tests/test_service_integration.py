@@ -318,6 +318,18 @@ def test_openapi_threshold_envelopes_come_from_the_models(document):
         Draft202012Validator.check_schema(schema)
 
 
+@pytest.mark.parametrize(
+    ("mode", "referenced"), [("shoot", SHOOT_REFERENCED), ("fight", FIGHT_REFERENCED)]
+)
+def test_openapi_request_bodies_admit_catalog_references(document, mode, referenced):
+    body = document["paths"][f"/v1/{mode}"]["post"]["requestBody"]["content"]
+    validator = _validator(document, body["application/json"]["schema"])
+    validator.validate(referenced)
+    assert not validator.is_valid({**referenced, "options": {"bogus": 1}})
+    defender = document["components"]["schemas"]["DefenderModel"]["properties"]
+    assert "operativeId" in defender and "weaponProfileId" not in defender
+
+
 GETS = [
     ("/v1/weapon-rules", "/v1/weapon-rules?text=Lethal%205%2B,%20Hot,%20Poison,%20Lethal%207%2B"),
     ("/v1/kill-teams", "/v1/kill-teams"),

@@ -20,7 +20,7 @@ from .optimal import Optimal
 from .sequence import Sequence
 from .strike import Action
 from .weights import ExactWeights, FloatWeights, Weights
-from .wounds import restore, wound_map
+from .wounds import restore
 
 Number = Fraction | float
 Ending = tuple[tuple[int, int], tuple[int, int]]
@@ -126,7 +126,6 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     outcomes = Outcomes(sequence, weights, optimal)
     rounds = fight.options.rounds
-    top = max(fight.fighter_a.wounds, fight.fighter_b.wounds)
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -138,7 +137,7 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     for played in range(rounds):
         left = rounds - played
         how = "exact" if optimal and left > 1 else "capped" if optimal else "canonical"
-        plan = opening_plan(sequence, top, how)
+        plan = opening_plan(sequence, how)
         seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
         ending: dict[Ending, Any] = {}
         for ((wa0, wb0), relics), w in starts.items():
@@ -169,17 +168,17 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     return {key: weights.result(w) for key, w in finals.items()}
 
 
-def opening_plan(sequence: Sequence, top: int, how: str) -> list[tuple]:
+def opening_plan(sequence: Sequence, how: str) -> list[tuple]:
     """Per joint roll (F1 + F2): its odds, both fighters' (crits, normals, curse damage) and
-    the wounds to look its sequence up with (`wounds.wound_map`) for each fighter."""
+    the wounds to look its sequence up with (`wounds.Alike.map`) for each fighter."""
     alike = sequence.tactics.alike
     return [
         (
             odds,
             (ca, na, la),
             (cb, nb, lb),
-            wound_map(alike.sums(1, cb, nb), top, how),
-            wound_map(alike.sums(0, ca, na), top, how),
+            alike.map(1, cb, nb, how),
+            alike.map(0, ca, na, how),
         )
         for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls
     ]

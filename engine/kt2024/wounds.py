@@ -32,50 +32,57 @@ def strike_damages(x: Fighter, y: Fighter, kind: Kind) -> frozenset[int]:
 
 
 class Alike:
-    """Canonical wounds for one pair of fighters, memoised on the strikers' successes."""
+    """Canonical wounds for one pair of fighters, memoised on the striker's successes.
+
+    For a striker x with given unresolved successes, `map(x, crits, normals, how)[w]` is the
+    wounds its opponent is looked up with for real wounds w (0 ≤ w ≤ the larger starting
+    wounds, which no fighter ever exceeds): "canonical" (the least of w's class), "capped" (w
+    lowered only when beyond every reachable total, to the largest total + 1; coarser, but
+    then no branch can kill, so even expected wounds are merely shifted) or "exact" (w).
+    """
 
     def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
         self.fighters = fighters
+        self.top = max(f.wounds for f in fighters)
         self._per_strike = {
             (x, kind): strike_damages(fighters[x], fighters[1 - x], kind)
             for x in (0, 1)
             for kind in (CRIT, NORMAL)
         }
         self._totals: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._maps: dict[tuple[int, int, int, str], tuple[int, ...]] = {}
 
     def totals(self, x: int, status: Status) -> tuple[int, ...]:
         """Every total damage x's unresolved successes could deal, ascending (0 included)."""
-        return self.sums(x, status.crits, status.normals)
-
-    def sums(self, x: int, crits: int, normals: int) -> tuple[int, ...]:
-        key = (x, crits, normals)
+        key = (x, status.crits, status.normals)
         found = self._totals.get(key)
         if found is None:
             sums = {0}
-            for kind, count in ((CRIT, crits), (NORMAL, normals)):
+            for kind, count in ((CRIT, status.crits), (NORMAL, status.normals)):
                 for _ in range(count):
                     sums |= {s + d for s in sums for d in self._per_strike[(x, kind)]}
             found = self._totals[key] = tuple(sorted(sums))
         return found
 
-    @staticmethod
-    def least(wounds: int, totals: tuple[int, ...]) -> int:
-        """w*: the least wounds that every reachable total kills or spares exactly as `wounds`
-        (0 stays 0: an incapacitated fighter is in a class of its own)."""
-        if wounds == 0:
-            return 0
-        below = 0
-        for total in totals:
-            if total >= wounds:
-                break
-            below = total
-        return below + 1
+    def map(self, x: int, crits: int, normals: int, how: str = "canonical") -> tuple[int, ...]:
+        key = (x, crits, normals, how)
+        found = self._maps.get(key)
+        if found is None:
+            totals = self.totals(x, Status(crits, normals, 0))
+            if how == "canonical":
+                found = tuple(least(w, totals) for w in range(self.top + 1))
+            elif how == "capped":
+                found = tuple(min(w, totals[-1] + 1) for w in range(self.top + 1))
+            else:
+                found = tuple(range(self.top + 1))
+            self._maps[key] = found
+        return found
 
-    def canonical(self, pair: Pair) -> Pair:
-        """Both fighters' wounds replaced by their class's least member."""
+    def canonical(self, pair: Pair, how: str = "canonical") -> Pair:
+        """Both fighters' wounds looked up in the opponent's map."""
         a, b = pair
-        wa = self.least(a.wounds, self.totals(1, b))
-        wb = self.least(b.wounds, self.totals(0, a))
+        wa = self.map(1, b.crits, b.normals, how)[a.wounds]
+        wb = self.map(0, a.crits, a.normals, how)[b.wounds]
         if wa != a.wounds:
             a = a.with_wounds(wa)
         if wb != b.wounds:
@@ -83,29 +90,20 @@ class Alike:
         return (a, b)
 
     def capped(self, pair: Pair) -> Pair:
-        """Only wounds beyond every reachable total lowered (to the largest total + 1).
-
-        Coarser than `canonical`, but no branch of the rest of the sequence can then kill
-        either fighter, so expected wounds too (OPTIMAL's D) are merely shifted.
-        """
-        a, b = pair
-        wa = min(a.wounds, self.totals(1, b)[-1] + 1)
-        wb = min(b.wounds, self.totals(0, a)[-1] + 1)
-        if wa != a.wounds:
-            a = a.with_wounds(wa)
-        if wb != b.wounds:
-            b = b.with_wounds(wb)
-        return (a, b)
+        return self.canonical(pair, "capped")
 
 
-def wound_map(totals: tuple[int, ...], top: int, how: str) -> tuple[int, ...]:
-    """w → the wounds to look a sequence up with, for w = 0..top, against these damage totals:
-    "canonical" (`Alike.least`), "capped" (`Alike.capped`) or "exact" (w itself)."""
-    if how == "canonical":
-        return tuple(Alike.least(w, totals) for w in range(top + 1))
-    if how == "capped":
-        return tuple(min(w, totals[-1] + 1) for w in range(top + 1))
-    return tuple(range(top + 1))
+def least(wounds: int, totals: tuple[int, ...]) -> int:
+    """w*: the least wounds that every reachable total kills or spares exactly as `wounds`
+    (0 stays 0: an incapacitated fighter is in a class of its own)."""
+    if wounds == 0:
+        return 0
+    below = 0
+    for total in totals:
+        if total >= wounds:
+            break
+        below = total
+    return below + 1
 
 
 def restore(final: int, start: int, start_canonical: int) -> int:

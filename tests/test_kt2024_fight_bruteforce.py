@@ -92,7 +92,7 @@ def joint(body: dict, exact: bool = True) -> dict:
 # ---- the oracle --------------------------------------------------------------------------
 
 
-@slow(60)
+@slow(150)
 @given(fights())
 def test_matches_die_by_die_oracle(body: dict) -> None:
     options = body["options"]
@@ -101,7 +101,7 @@ def test_matches_die_by_die_oracle(body: dict) -> None:
     assert joint(body) == want
 
 
-@slow(60)
+@slow(150)
 @given(fights(max_attacks=4, max_wounds=10, max_rounds=1, strategies=HEURISTICS))
 def test_heuristics_match_die_by_die_oracle(body: dict) -> None:
     """Longer alternations, where last blocks (D4) and projections (D5) decide more often."""
@@ -111,7 +111,7 @@ def test_heuristics_match_die_by_die_oracle(body: dict) -> None:
     assert joint(body) == want
 
 
-@slow(25)
+@slow(60)
 @given(fights(max_attacks=2, max_wounds=6, strategies=("OPTIMAL",)))
 def test_optimal_vs_optimal_matches_oracle(body: dict) -> None:
     options = body["options"]

@@ -17,6 +17,7 @@ import statistics
 import time
 from dataclasses import replace
 
+from engine.errors import InputError
 from engine.kt2024 import attack, dice
 from engine.kt2024.fight import evaluate
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
@@ -67,9 +68,16 @@ def fight(rng: random.Random, optimal: bool = False) -> Fight:
     return Fight(a, b, FightOptions(first_to_act=rng.choice("AB"), rounds=rounds))
 
 
+REFUSED: list[Fight] = []
+
+
 def timed(scenario: Fight) -> float:
+    """CPU time of one fight; a fight refused by a state budget (InputError) is counted."""
     start = time.process_time()
-    evaluate(scenario)
+    try:
+        evaluate(scenario)
+    except InputError:
+        REFUSED.append(scenario)
     return time.process_time() - start
 
 
@@ -105,6 +113,7 @@ def main() -> None:
     print(f"{len(heuristic)} heuristic fights, {len(optimal)} OPTIMAL fights (seed {args.seed})")
     run("heuristic", heuristic)
     run("OPTIMAL", optimal)
+    print(f"refused by a state budget: {len(REFUSED)} runs")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 
 from engine.errors import InputError
+from engine.kt2024 import fight as fight_module
+from engine.kt2024 import optimal
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
@@ -284,3 +286,28 @@ def test_every_api_field_reaches_the_engine() -> None:
         Fighter(), strategy="MAX_DAMAGE"
     )
     assert FightOptions().first_to_act == "A"
+
+
+def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPTIMAL at the §12 maxima would need gigabytes: past its budget it is a clean error."""
+    monkeypatch.setattr(optimal, "STATE_BUDGET", 50)
+    body = {"fighterB": {"strategy": "OPTIMAL"}, "options": {"rounds": 2}}
+    with pytest.raises(InputError) as caught:
+        registry.run(body, "fight")
+    assert (caught.value.code, caught.value.field, caught.value.limit) == (
+        "LIMIT_EXCEEDED",
+        "fighterB.strategy",
+        50,
+    )
+
+
+def test_the_chain_refuses_fights_beyond_its_table_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fight_module, "TABLE_BUDGET", 50)
+    body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": 2}}
+    with pytest.raises(InputError) as caught:
+        registry.run(body, "fight")
+    assert (caught.value.code, caught.value.field, caught.value.limit) == (
+        "LIMIT_EXCEEDED",
+        "options.rounds",
+        50,
+    )

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from engine.errors import InputError
+
 from .fight_state import Moment, Pair, Status
 from .fighter import Fight
 from .optimal import Optimal
@@ -21,6 +23,23 @@ from .sequence import Sequence
 from .strike import Action
 from .weights import ExactWeights, FloatWeights, Weights
 from .wounds import restore
+
+TABLE_BUDGET = 3_000_000
+"""The most (moment, ending) entries the chain may tabulate in one fight. Feel No Pain and
+Relics make every strike a chance step, and near the §12 maxima (8 dice a side, 30 wounds,
+5 sequences) the tables would grow to many gigabytes. Past this budget (some 700 MB) the
+request is refused rather than left to exhaust the process."""
+
+
+def too_large() -> InputError:
+    return InputError(
+        "LIMIT_EXCEEDED",
+        "options.rounds",
+        f"the exact chain of this fight needs more than {TABLE_BUDGET} states; "
+        "use fewer rounds, attacks or wounds",
+        TABLE_BUDGET,
+    )
+
 
 Number = Fraction | float
 Ending = tuple[tuple[int, int], tuple[int, int]]
@@ -71,6 +90,7 @@ class Outcomes:
         self.optimal = optimal
         self.alike = sequence.tactics.alike
         self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
+        self.entries = 0  # in the tables built by chance steps, against TABLE_BUDGET
 
     def alike_pair(self, pair: Pair, left: int) -> Pair:
         """The pair to look up (`wounds.Alike`). OPTIMAL weighs expected wounds and later
@@ -110,6 +130,9 @@ class Outcomes:
                     for end, w in self.ends(nxt, left).items():
                         w = weights.scale(w, odds)
                         table[end] = weights.add(table[end], w) if end in table else w
+                self.entries += len(table)
+                if self.entries > TABLE_BUDGET:
+                    raise too_large()
         self._memo[key] = table
         return table
 

@@ -9,10 +9,18 @@ exact integers over powers of 6 in both precisions, so the policy never depends 
 
 from __future__ import annotations
 
+from engine.errors import InputError
+
 from .fight_state import Moment, Odds
 from .sequence import Sequence
 from .strike import Action
 from .weights import power6
+
+STATE_BUDGET = 600_000
+"""The most moments OPTIMAL may solve in one fight. The §12 limits bound the state space but
+not well enough for backward induction over every later sequence: 8 dice a side, 30 wounds
+and 5 sequences would need tens of millions of solved moments (many gigabytes). Past this
+budget (some 700 MB) the request is refused rather than left to exhaust the process."""
 
 Value = tuple[int, int, int]
 """(U numerator, D numerator, exponent): U and D over 6**exponent, from A's side."""
@@ -81,6 +89,8 @@ class Optimal:
                 value = self.start((a.wounds, b.wounds), (a.relics_used, b.relics_used), left - 1)
             self._values[key] = value
             return value
+        if len(self._values) >= STATE_BUDGET:
+            raise self.too_large()
         x = seq.mover(moment)
         if seq.fighters[x].strategy == "OPTIMAL":
             best: Action | None = None
@@ -94,6 +104,16 @@ class Optimal:
             value = self._after(moment, seq.heuristic(moment), left)
         self._values[key] = value
         return value
+
+    def too_large(self) -> InputError:
+        side = "fighterA" if self.sequence.fighters[0].strategy == "OPTIMAL" else "fighterB"
+        return InputError(
+            "LIMIT_EXCEEDED",
+            f"{side}.strategy",
+            f"OPTIMAL would have to solve more than {STATE_BUDGET} fight states for these "
+            "attacks, wounds and rounds; use fewer of them or a heuristic strategy",
+            STATE_BUDGET,
+        )
 
     def _after(self, moment: Moment, action: Action | None, left: int) -> Value:
         return expectation(

@@ -157,11 +157,15 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     starts: dict[Ending, Any] = {
         ((fight.fighter_a.wounds, fight.fighter_b.wounds), (0, 0)): weights.one
     }
+    # sequences looked up by (roll, wounds looked up with, relics used), kept for the next
+    # sequences unless OPTIMAL plays, whose choices depend on the sequences left
+    seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
     for played in range(rounds):
         left = rounds - played
         how = "exact" if optimal and left > 1 else "capped" if optimal else "canonical"
         plan = opening_plan(sequence, how)
-        seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
+        if optimal:
+            seen.clear()
         ending: dict[Ending, Any] = {}
         for ((wa0, wb0), relics), w in starts.items():
             for index, (odds, (ca, na, la), (cb, nb, lb), map_a, map_b) in enumerate(plan):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load-test a local killmath server with Locust, headless, and judge the run.
 #
-#   loadtests/run.sh [-t 60s] [-u 30] [-r 10] [--p95-ms 1000] [--workers 1] [--name run]
+#   loadtests/run.sh [-t 60s] [-u 30] [-r 10] [--p95-ms 250] [--workers 1] [--name run]
 #
 # Starts `killmath serve` on a free loopback port (with Redis only when KILLMATH_REDIS_URL is
 # set in the environment, otherwise the in-process cache alone), waits until /readyz answers,
@@ -17,7 +17,7 @@ set -euo pipefail
 duration=60s
 users=30
 spawn_rate=10
-p95_ms=1000
+p95_ms=250
 workers=1
 name=run
 

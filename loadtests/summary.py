@@ -3,7 +3,8 @@
 Reads Locust's `<name>_stats.csv` and two `/metrics` snapshots taken before and after the
 run, so the cache figures count only this run's lookups. Hit ratio = lookups answered by
 either cache tier / all lookups (every lookup starts at L1; L1 misses go to L2 when Redis is
-configured). With several uvicorn workers `/metrics` is one process's view, so run with one
+configured); GraphQL replies served whole from the service's reply cache are counted apart.
+With several uvicorn workers `/metrics` is one process's view, so run with one
 worker when the ratio matters.
 """
 
@@ -44,6 +45,8 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
     delta = _delta(before, after, "killmath_cache_lookups", "tier", "result")
     l1_hit, l1_miss = delta[("l1", "hit")], delta[("l1", "miss")]
     l2_hit, l2_miss = delta[("l2", "hit")], delta[("l2", "miss")]
+    # GraphQL documents answered whole from the service's reply cache make no L1/L2 lookup.
+    reply_hit, reply_miss = delta[("reply", "hit")], delta[("reply", "miss")]
     lookups = l1_hit + l1_miss
     return {
         "lookups": int(lookups),
@@ -52,6 +55,9 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
         "misses": int(l1_miss - l2_hit),
         "hitRatio": round((l1_hit + l2_hit) / lookups, 4) if lookups else None,
         "l2HitRatio": round(l2_hit / (l2_hit + l2_miss), 4) if l2_hit + l2_miss else None,
+        "graphqlReplyHitRatio": (
+            round(reply_hit / (reply_hit + reply_miss), 4) if reply_hit + reply_miss else None
+        ),
         "redisErrors": int(sum(_delta(before, after, "killmath_redis_errors", "kind").values())),
     }
 

@@ -77,7 +77,7 @@ def test_fresh_scenarios_are_valid(seed):
 
 
 def _metrics(
-    l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float, timeouts: float = 0
+    l1_hit: float, l1_miss: float, l2_hit: float, l2_miss: float, timeouts: float = 0, replies=0
 ) -> str:
     """`/metrics` text as prometheus-client renders the service's cache counters."""
     registry = CollectorRegistry()
@@ -89,6 +89,8 @@ def _metrics(
         ("l1", "miss"): l1_miss,
         ("l2", "hit"): l2_hit,
         ("l2", "miss"): l2_miss,
+        ("reply", "hit"): replies,
+        ("reply", "miss"): replies,
     }.items():
         lookups.labels(tier, result).inc(value)
     return generate_latest(registry).decode()
@@ -96,7 +98,7 @@ def _metrics(
 
 def test_cache_summary_counts_only_the_run():
     before = _metrics(10, 5, 1, 4, timeouts=2)
-    after = _metrics(10 + 70, 5 + 30, 1 + 20, 4 + 10, timeouts=2 + 3)
+    after = _metrics(10 + 70, 5 + 30, 1 + 20, 4 + 10, timeouts=2 + 3, replies=4)
     assert summary.cache_summary(before, after) == {
         "lookups": 100,
         "l1Hits": 70,
@@ -104,6 +106,7 @@ def test_cache_summary_counts_only_the_run():
         "misses": 10,
         "hitRatio": 0.9,
         "l2HitRatio": 0.6667,
+        "graphqlReplyHitRatio": 0.5,
         "redisErrors": 3,
     }
     assert summary.cache_summary(before, before)["hitRatio"] is None

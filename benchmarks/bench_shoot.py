@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
-import time
-from collections.abc import Callable
 from dataclasses import replace
+
+from timing import seconds, summary
 
 from engine.kt2024 import (
     Attacker,
@@ -89,22 +88,6 @@ MEMOS = [dice.roll, dice.trinomial, attack._retained, defence.saves, allocation.
          allocation.resolve_saves, damage.action]  # fmt: skip
 
 
-def timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def report(label: str, times: list[float]) -> None:
-    times = sorted(times)
-    p95 = times[int(0.95 * (len(times) - 1))]
-    print(
-        f"{label:<28} median {statistics.median(times) * 1e6:9.1f} µs   "
-        f"p95 {p95 * 1e6:9.1f} µs   max {times[-1] * 1e3:8.2f} ms   "
-        f"total {sum(times) * 1e3:8.1f} ms"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=600)
@@ -118,10 +101,10 @@ def main() -> None:
         name = "exact" if exact else "float"
         for memo in MEMOS:
             memo.cache_clear()
-        report(f"{name} cold", [timed(lambda s=s: shoot(s)) for s in batch])
+        print(summary(f"{name} cold", [seconds(lambda s=s: shoot(s)) for s in batch]))
         damage.action.cache_clear()
-        report(f"{name} warm", [timed(lambda s=s: shoot(s)) for s in batch])
-        report(f"{name} hot (action memo)", [timed(lambda s=s: shoot(s)) for s in batch])
+        print(summary(f"{name} warm", [seconds(lambda s=s: shoot(s)) for s in batch]))
+        print(summary(f"{name} hot (action memo)", [seconds(lambda s=s: shoot(s)) for s in batch]))
     big = Shoot(
         Attacker(attacks=20, hit=3, reroll="CEASELESS"),
         Defender(),
@@ -131,9 +114,9 @@ def main() -> None:
         s = replace(big, options=replace(big.options, exact=exact))
         for memo in MEMOS:
             memo.cache_clear()
-        cold = timed(lambda s=s: shoot(s))
+        cold = seconds(lambda s=s: shoot(s))
         damage.action.cache_clear()
-        warm = timed(lambda s=s: shoot(s))
+        warm = seconds(lambda s=s: shoot(s))
         print(f"20-dice CEASELESS 4 rounds ({'exact' if exact else 'float'}): "
               f"cold {cold * 1e3:.1f} ms, warm {warm * 1e3:.2f} ms")  # fmt: skip
 

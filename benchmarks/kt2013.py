@@ -12,10 +12,10 @@ request, at the §8 limits, is timed on its own.
 from __future__ import annotations
 
 import random
-import statistics
 import sys
-import time
 from typing import Any
+
+from timing import seconds, summary
 
 from engine.kt2013.to_hit import batch_hits, hits_of
 from schema import registry
@@ -116,18 +116,8 @@ def timed(envelopes: list[dict[str, Any]], cold: bool) -> list[float]:
         if cold:
             batch_hits.cache_clear()
             hits_of.cache_clear()
-        start = time.perf_counter()
-        registry.run(envelope)
-        times.append(time.perf_counter() - start)
+        times.append(seconds(lambda e=envelope: registry.run(e)))
     return times
-
-
-def report(label: str, times: list[float]) -> None:
-    p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
-    print(
-        f"{label:<34} n={len(times):<4} median {statistics.median(times) * 1e6:8.1f} µs"
-        f"   p95 {p95 * 1e6:8.1f} µs   total {sum(times) * 1e3:8.1f} ms"
-    )
 
 
 def main(count: int) -> None:
@@ -137,11 +127,11 @@ def main(count: int) -> None:
     for exact in (False, True):
         batch = [{**e, "options": {"exact": exact}} for e in envelopes]
         precision = "exact" if exact else "float"
-        report(f"{precision}, cold", timed(batch, cold=True))
+        print(summary(f"{precision}, cold", timed(batch, cold=True)))
         timed(batch, cold=False)  # fill the memo
-        report(f"{precision}, warm", timed(batch, cold=False))
+        print(summary(f"{precision}, warm", timed(batch, cold=False)))
         heaviest = [{**HEAVIEST, "options": {"exact": exact}}] * 20
-        report(f"{precision}, heaviest (3D6+2, W10), cold", timed(heaviest, cold=True))
+        print(summary(f"{precision}, heaviest (3D6+2, W10), cold", timed(heaviest, cold=True)))
 
 
 if __name__ == "__main__":

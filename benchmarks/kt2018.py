@@ -10,10 +10,10 @@ limits: 4 weapons × 40 Rapid Fire shots, 2D6 Damage (up to 12 Injury dice), 20 
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from typing import Any
+
+from timing import repeated, summary
 
 from schema import registry
 
@@ -64,28 +64,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
-def measure(envelope: dict[str, Any], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        registry.run(envelope)
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def main(repeats: int) -> None:
     registry.modes("kt2018")  # import outside the timings
     for name, body in SCENARIOS.items():
         for exact in (True, False):
             envelope = {"ruleset": "kt2018", "options": {"exact": exact}, **body}
-            times = sorted(measure(envelope, repeats))
-            median = statistics.median(times)
-            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-            label = f"{name} ({'exact' if exact else 'float'})"
-            print(
-                f"{label:52s} median {median * 1e3:8.2f} ms  p95 {p95 * 1e3:8.2f} ms  "
-                f"total {sum(times):7.2f} s  (n={repeats})"
-            )
+            times = repeated(lambda e=envelope: registry.run(e), repeats)
+            print(summary(f"{name} ({'exact' if exact else 'float'})", times, width=52))
 
 
 if __name__ == "__main__":

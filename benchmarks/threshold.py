@@ -9,10 +9,10 @@ against a 200-HP pool, and Direct Damage, whose HP loss takes many values per at
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from typing import Any
+
+from timing import repeated, summary
 
 from schema import registry
 
@@ -61,26 +61,12 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
-def measure(envelope: dict[str, Any], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        registry.run(envelope)
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def main(repeats: int) -> None:
     for name, body in SCENARIOS.items():
         envelope = {"ruleset": "threshold", "options": {"exact": True}, **body}
         registry.run(envelope)  # warm-up: imports and first-call costs are not the engine's
-        times = sorted(measure(envelope, repeats))
-        median = statistics.median(times)
-        p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-        print(
-            f"{name:48s} median {median * 1e3:8.2f} ms  p95 {p95 * 1e3:8.2f} ms  "
-            f"total {sum(times):7.2f} s  (n={repeats})"
-        )
+        times = repeated(lambda e=envelope: registry.run(e), repeats)
+        print(summary(name, times, width=48))
 
 
 if __name__ == "__main__":

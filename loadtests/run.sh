@@ -21,7 +21,7 @@ p95_ms=250
 workers=1
 name=run
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -t|--duration) duration="$2"; shift 2 ;;

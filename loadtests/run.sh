@@ -98,11 +98,17 @@ trap 'stop_server; rm -f "$metrics_before" "$metrics_after"' EXIT
 "$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
     "$base/metrics" >"$metrics_before"
 
+# Locust runs in the background so that an INT or TERM sent to this script is handled at
+# once (bash runs traps only between foreground commands) and stops Locust and the server.
 status=0
 "$PYTHON" -m locust -f loadtests/locustfile.py --headless --only-summary \
     --host "$base" -u "$users" -r "$spawn_rate" -t "$duration" --stop-timeout 15 \
     --max-p95-ms "$p95_ms" \
-    --csv "$reports/$name" --html "$reports/$name.html" || status=$?
+    --csv "$reports/$name" --html "$reports/$name.html" &
+locust_pid=$!
+trap 'kill -TERM "$locust_pid" 2>/dev/null; wait "$locust_pid" 2>/dev/null; exit 130' INT TERM
+wait "$locust_pid" || status=$?
+trap 'exit 130' INT TERM
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "run.sh: FAILED: the server died during the run (see $server_log)" >&2

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from engine.errors import InputError
 
 from .fight_state import Moment, Pair, Status
@@ -21,7 +23,7 @@ from .fighter import Fight
 from .optimal import Optimal
 from .sequence import Sequence
 from .strike import Action
-from .weights import ExactWeights, FloatWeights, Weights
+from .weights import ExactWeights, FloatWeights, Weights, power6
 from .wounds import restore
 
 TABLE_BUDGET = 3_000_000
@@ -89,6 +91,7 @@ class Outcomes:
         self.choose = chooser(sequence)
         self.optimal = optimal
         self.alike = sequence.tactics.alike
+        self.certain = sequence.certain
         self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
         self.entries = 0  # in the tables built by chance steps, against TABLE_BUDGET
 
@@ -98,6 +101,12 @@ class Outcomes:
         if not self.optimal:
             return self.alike.canonical(pair)
         return self.alike.capped(pair) if left == 1 else pair
+
+    def opening(self, pair: Pair, left: int) -> dict[Ending, Any]:
+        """Where a sequence opening (at F3) with `pair` ends."""
+        if self.certain:
+            return {(self.sequence.settle(pair), (0, 0)): self.weights.one}
+        return self.ends(self.sequence.opening_moment(pair), left)
 
     def ends(self, moment: Moment, left: int) -> dict[Ending, Any]:
         key = (moment, left if self.optimal else 0)
@@ -146,9 +155,11 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     wounds and later sequences, so its openings are only capped, and only in the last one.
     """
     sequence = Sequence(fight)
+    rounds = fight.options.rounds
+    if rounds > 1 and sequence.certain:
+        return {key: weights.result(w) for key, w in chained(fight, sequence, weights).items()}
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     outcomes = Outcomes(sequence, weights, optimal)
-    rounds = fight.options.rounds
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -182,7 +193,7 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
                         Status(ca, na, wa_, relics_used=relics[0]),
                         Status(cb, nb, wb_, relics_used=relics[1]),
                     )
-                    table = seen[key] = outcomes.ends(sequence.opening_moment(pair), left)
+                    table = seen[key] = outcomes.opening(pair, left)
                 for ((fa, fb), spent), u in table.items():
                     end = ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent)
                     put(ending, end, weights.times(v, u))
@@ -193,6 +204,72 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
             else:
                 put(finals, wounds, w)
     return {key: weights.result(w) for key, w in finals.items()}
+
+
+def chained(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
+    """`final_wounds` of a `certain` fight over several sequences, as weights of its precision.
+
+    Each joint roll then maps every pair of starting wounds to one pair of ending wounds, so a
+    sequence is a fixed transition matrix over the (wounds A, wounds B) grid, built once with
+    numpy (one settled sequence per roll and canonical pair, shifted back over the whole grid)
+    and applied once per sequence. Exact mode keeps integer numerators over 6**(depth × k)
+    after k sequences (Python integers in object arrays); float mode plain float64.
+    """
+    exact = fight.options.exact
+    top_a, top_b = fight.fighter_a.wounds, fight.fighter_b.wounds
+    width = top_b + 1
+    cells = (top_a + 1) * width
+    real_a, real_b = np.arange(1, top_a + 1), np.arange(1, top_b + 1)
+    sources = (real_a[:, None] * width + real_b[None, :]).ravel()
+    depth = max(odds[1] for odds, *_ in sequence.rolls)
+    targets, numerators = [], []
+    for odds, (ca, na, la), (cb, nb, lb), map_a, map_b in opening_plan(sequence, "canonical"):
+        after_a, after_b = np.maximum(0, real_a - la), np.maximum(0, real_b - lb)  # F2
+        looked_a, looked_b = np.asarray(map_a)[after_a], np.asarray(map_b)[after_b]
+        alike_a, index_a = np.unique(looked_a, return_inverse=True)
+        alike_b, index_b = np.unique(looked_b, return_inverse=True)
+        settled = np.array(
+            [
+                [
+                    (wa, wb)  # F2 ended the battle
+                    if wa == 0 or wb == 0
+                    else sequence.settle((Status(ca, na, wa), Status(cb, nb, wb)))
+                    for wb in alike_b.tolist()
+                ]
+                for wa in alike_a.tolist()
+            ]
+        ).reshape(len(alike_a), len(alike_b), 2)[index_a][:, index_b]
+        end_a, end_b = settled[:, :, 0], settled[:, :, 1]
+        end_a = np.where(end_a > 0, end_a + (after_a - looked_a)[:, None], 0)  # `restore`
+        end_b = np.where(end_b > 0, end_b + (after_b - looked_b)[None, :], 0)
+        targets.append(sources * cells + (end_a * width + end_b).ravel())
+        numerators.append(odds[0] * power6(depth - odds[1]) if exact else odds[0] / power6(odds[1]))
+    moves = np.concatenate(targets)
+    if exact:
+        matrix = np.zeros(cells * cells, dtype=object)
+        np.add.at(matrix, moves, np.repeat(np.array(numerators, dtype=object), len(sources)))
+    else:
+        matrix = np.bincount(
+            moves, weights=np.repeat(numerators, len(sources)), minlength=cells * cells
+        )
+    matrix = matrix.reshape(cells, cells)
+    over = np.zeros((top_a + 1, width), dtype=bool)
+    over[0, :] = over[:, 0] = True
+    over = over.ravel()
+    now = np.zeros(cells, dtype=object if exact else float)
+    now[top_a * width + top_b] = 1
+    finals: dict[tuple[int, int], Any] = {}
+    rounds = fight.options.rounds
+    for played in range(1, rounds + 1):
+        standing = np.flatnonzero(now)
+        now = now[standing] @ matrix[standing]
+        done = np.flatnonzero(now if played == rounds else np.where(over, now, 0))
+        for cell, w in zip(done.tolist(), now[done].tolist(), strict=True):
+            wounds = divmod(cell, width)
+            w = (w, played * depth) if exact else w
+            finals[wounds] = weights.add(finals[wounds], w) if wounds in finals else w
+        now[done] = 0
+    return finals
 
 
 def opening_plan(sequence: Sequence, how: str) -> list[tuple]:

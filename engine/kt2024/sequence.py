@@ -79,6 +79,26 @@ class Sequence:
     def opening_moment(self, pair: Pair) -> Moment:
         return self.duel(self.first, pair)
 
+    @property
+    def certain(self) -> bool:
+        """Whether no strike is a chance step: no Feel No Pain, no Relics, no OPTIMAL. Then a
+        sequence is fixed once its dice are rolled and `settle` plays it out."""
+        return all(
+            f.feel_no_pain is None and f.saintly_relics == "NONE" and f.strategy != "OPTIMAL"
+            for f in self.fighters
+        )
+
+    def settle(self, pair: Pair) -> tuple[int, int]:
+        """Both fighters' wounds at the end of a `certain` sequence opening with `pair`.
+
+        The projection of §9.6 then is the real resolution, so F4 is the projected rest of the
+        sequence with both real strategies, whose memo the D5 projections share."""
+        moment = self.opening_moment(pair)
+        while moment.duel:
+            ((_, moment),) = self.after(moment, self.heuristic(moment))
+        strategies = (self.fighters[0].strategy, self.fighters[1].strategy)
+        return self.tactics.end_of_sequence(moment.active, moment.pair, strategies)
+
     def duel(self, x: int | None, pair: Pair) -> Moment:
         """F3 from fighter x's Duelist parry on (None: F4). A fighter that is no Duelist has
         no F3 step at all, so fights without Duelists start straight at F4."""

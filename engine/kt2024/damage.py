@@ -56,8 +56,8 @@ def _pool(dist: dict[tuple[int, ...], Fraction], exact: bool) -> tuple[np.ndarra
 
 
 @lru_cache(maxsize=4096)
-def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple[Pool, Pool]:
-    """§5 outcomes of a shooting attack, split into (no crit, at least one crit).
+def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple[Pool, Pool, Pool]:
+    """§5 outcomes of a shooting attack: (all, no crit, at least one crit).
 
     The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
     """
@@ -67,7 +67,7 @@ def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple
         [(c * (MAX_HITS + 1) + n) * SAVE_CELLS, c * devastating, c * (devastating > 0)]
     )
     pool = Pool(columns, w)
-    return pool.where(c == 0), pool.where(c >= 1)
+    return pool, pool.where(c == 0), pool.where(c >= 1)
 
 
 @lru_cache(maxsize=4096)
@@ -134,8 +134,6 @@ class Outcomes:
 
 
 def concatenate(parts: list[Outcomes]) -> Outcomes:
-    if len(parts) == 1:
-        return parts[0]
     den = pr.common(p.weights for p in parts)
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
@@ -144,36 +142,51 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     )
 
 
-def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
-    """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
-    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch)
-    kept: list[Outcomes] = []
-    ignored: list[Outcomes] = []
-    for crits, pool in enumerate(attack_pool(attack_dice(a), a.obscured, a.devastating, exact)):
-        if not pool.columns.shape[1]:
-            continue
-        saves_pool = defence_pool(d, collected(a, d, crits), a.saturate, a.curse_of_rot, exact)
+def pairs(a: Attacker, d: Defender, exact: bool) -> tuple[np.ndarray, Outcomes]:
+    """Every (attack, defence) outcome pair: its hit-table cell, and the raw damage, instances
+    and weight that Devastating and the curse contribute on their own.
+
+    The defence dice collected depend on the attack only when Piercing Crits changes them;
+    otherwise the whole attack pool meets one defence pool.
+    """
+    whole, no_crit, crit = attack_pool(attack_dice(a), a.obscured, a.devastating, exact)
+    dice = collected(a, d, 0), collected(a, d, 1)
+    groups = [(whole, dice[0])] if dice[0] == dice[1] else [(no_crit, dice[0]), (crit, dice[1])]
+    cells, parts = [], []
+    for pool, collected_dice in groups:
+        saves_pool = defence_pool(d, collected_dice, a.saturate, a.curse_of_rot, exact)
         cell, raw, instances = (pool.columns[:, :, None] + saves_pool.columns[:, None, :]).reshape(
             3, -1
         )
         num = np.multiply.outer(pool.weights.num, saves_pool.weights.num).ravel()
-        weights = Weights(num, pool.weights.den * saves_pool.weights.den)
-        hit_raw, hit_instances = tables.raw_instances[:, cell]
-        raw, instances = raw + hit_raw, instances + hit_instances
-        if relic is None:
-            kept.append(Outcomes(raw, instances, weights))
-            continue
-        first, second = tables.first[cell], tables.second[cell]
-        miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
-        kept.append(Outcomes(raw, instances, weights).scaled(miss.num[first + second], miss.den))
+        cells.append(cell)
+        parts.append(
+            Outcomes(raw, instances, Weights(num, pool.weights.den * saves_pool.weights.den))
+        )
+    if len(parts) == 1:
+        return cells[0], parts[0]
+    return np.concatenate(cells), concatenate(parts)
+
+
+def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
+    """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
+    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch)
+    cell, base = pairs(a, d, exact)
+    hit_raw, hit_instances = tables.raw_instances[:, cell]
+    saved = Outcomes(base.raw + hit_raw, base.instances + hit_instances, base.weights)
+    if relic is None:
+        return (saved,)
+    first, second = tables.first[cell], tables.second[cell]
+    miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
+    kept = saved.scaled(miss.num[first + second], miss.den)
+    ignored = [
+        Outcomes(saved.raw + extra_raw, saved.instances - 1, saved.weights).scaled(factor, miss.den)
         for extra_raw, factor in (
             (tables.raw_first[cell] - hit_raw, miss.num[0] - miss.num[first]),
             (tables.raw_second[cell] - hit_raw, miss.num[first] - miss.num[first + second]),
-        ):
-            ignored.append(
-                Outcomes(raw + extra_raw, instances - 1, weights).scaled(factor, miss.den)
-            )
-    return tuple(concatenate(part) for part in ((kept, ignored) if relic else (kept,)))
+        )
+    ]
+    return kept, concatenate(ignored)
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np.ndarray:

@@ -60,11 +60,36 @@ def test_probabilities_sum_to_exactly_one(s: Shoot) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(scenarios(), st.integers(2, 6))
+@given(scenarios(), st.integers(3, 6))
 def test_a_better_save_never_raises_expected_damage(s: Shoot, save: int) -> None:
+    """Save `save` against save `save - 1` (both within the rule range 2–6), defence dice not
+    re-rolled: see the next test for why re-rolls are excluded."""
+    s = replace(s, defender=replace(s.defender, reroll="NONE"))
     worse = replace(s, defender=replace(s.defender, save=save))
     better = replace(s, defender=replace(s.defender, save=save - 1))
     assert shoot(better).expected_damage <= shoot(worse).expected_damage
+
+
+def test_a_worse_save_can_fish_more_crit_saves_with_balanced() -> None:
+    """§4.3 re-roll policies are fixed and re-roll FAILs only, never normals. Against crit hits
+    only a crit save (a 6) helps, and a worse save fails more dice, so Balanced fishes for the 6
+    more often: P(crit save) = 1/6 + 2/6·1/6 at 3+ against 1/6 + 1/6·1/6 at 2+. This is the
+    spec's choice ([MC], decision 22), so the better-save property holds without re-rolls only.
+    """
+    attacker = Attacker(attacks=1, hit=2, lethal=2, normal_damage=0, critical_damage=1)
+    at = {
+        save: shoot(
+            Shoot(
+                attacker,
+                Defender(defence_dice=1, save=save, reroll="BALANCED"),
+                ShootOptions(exact=True),
+            )
+        ).expected_damage
+        for save in (2, 3)
+    }
+    assert at[2] == Fraction(5, 6) * (1 - Fraction(7, 36))
+    assert at[3] == Fraction(5, 6) * (1 - Fraction(8, 36))
+    assert at[3] < at[2]
 
 
 @settings(max_examples=60, deadline=None)

@@ -220,4 +220,6 @@ def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
 def action(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights, ...]:
     """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live."""
     relic = RELIC_IGNORE[d.saintly_relics] if relics and d.saintly_relics != "NONE" else None
-    return tuple(feel_no_pain(o, d.feel_no_pain, exact) for o in outcomes(a, d, relic, exact))
+    return tuple(
+        feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, relic, exact)
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, lcm
+from math import comb, gcd, lcm
 from typing import NamedTuple
 
 import numpy as np
@@ -22,6 +22,14 @@ class Weights(NamedTuple):
 
     num: np.ndarray
     den: int
+
+    def reduced(self) -> Weights:
+        """Exact numerators and denominator divided by their common factor: smaller integers
+        make every later product (rounds are convolutions) cheaper. Floats are left alone."""
+        if self.num.dtype != object:
+            return self
+        common = gcd(self.den, *self.num.tolist())
+        return Weights(self.num // common, self.den // common) if common > 1 else self
 
     def rescaled(self, den: int) -> np.ndarray:
         """The numerators over `den`, a multiple of this denominator."""

@@ -52,10 +52,17 @@ class Tactics:
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
-        key = (x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy)
+        return self._choose(
+            x, self.alike.canonical((pair[0].tactical(), pair[1].tactical())), strategy
+        )
+
+    def _choose(self, x: int, alike: Pair, strategy: Strategy) -> Action:
+        """`choose` on a pair already tactical and canonical (canonical wounds are their own
+        canonical wounds), as projections produce them."""
+        key = (x, alike, strategy)
         choice = self._choices.get(key)
         if choice is None:
-            choice = self._choices[key] = self._decide(x, key[1], strategy)
+            choice = self._choices[key] = self._decide(x, alike, strategy)
         return choice
 
     def resolve(
@@ -66,7 +73,13 @@ class Tactics:
 
     def project(self, x: int, pair: Pair, action: Action) -> Pair:
         """Fighter x's action without Relics or Feel No Pain (§9.6)."""
-        return self.resolve(x, pair, action, chance=False)[0][1]
+        verb, kind = action
+        xs, ys = oriented(pair, x)
+        if verb == "PARRY":
+            xs, ys = parry(self.fighters[x], self.fighters[1 - x], xs, ys, kind)
+        else:
+            ((_, xs, ys),) = strike(self.fighters[x], self.fighters[1 - x], xs, ys, kind, False)
+        return (xs, ys) if x == 0 else (ys, xs)
 
     def end_of_sequence(
         self, active: int, pair: Pair, strategies: tuple[Strategy, Strategy]
@@ -80,7 +93,7 @@ class Tactics:
         end = self._ends.get(key)
         if end is None:
             mover = active if alike[active].successes else 1 - active
-            after = self.project(mover, alike, self.choose(mover, alike, strategies[mover]))
+            after = self.project(mover, alike, self._choose(mover, alike, strategies[mover]))
             end = self._ends[key] = self.end_of_sequence(1 - mover, after, strategies)
         return (
             restore(end[0], pair[0].wounds, alike[0].wounds),
@@ -98,7 +111,8 @@ class Tactics:
             return hit
         # every damage total X could still deal is below Y's wounds: D2 and D4 can't apply
         in_reach = ys.wounds <= self.alike.totals(x, xs)[-1]
-        if in_reach and oriented(self.project(x, pair, hit), x)[1].wounds == 0:  # D2
+        struck_now = self.project(x, pair, hit)
+        if in_reach and oriented(struck_now, x)[1].wounds == 0:  # D2
             return hit
         if (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits:  # D3
             return CRIT_STRIKE
@@ -113,7 +127,7 @@ class Tactics:
         if strategy == "PARRY":
             return wise
         plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
-        struck = self.end_of_sequence(y, self.project(x, pair, hit), plan)
+        struck = self.end_of_sequence(y, struck_now, plan)
         parried = self.end_of_sequence(y, self.project(x, pair, wise), plan)
         if strategy == "MIN_DAMAGE_TO_SELF":
             return hit if struck[x] >= parried[x] else wise

@@ -52,7 +52,7 @@ def round_totals(s: Shoot) -> list[Weights]:
         totals = [spent]
         for _ in range(rounds - 1):
             last = totals[-1]
-            totals.append(Weights(np.convolve(last.num, spent.num), last.den * spent.den))
+            totals.append(Weights(pr.convolve(last.num, spent.num), last.den * spent.den))
         return totals
     unused, used = action(a, d, relics=True, exact=exact)
     den = pr.common((spent, unused, used))
@@ -67,7 +67,7 @@ def round_totals(s: Shoot) -> list[Weights]:
         after: dict[int, np.ndarray] = {}
         for ignores, dist in states.items():
             for target, step in moves[ignores]:
-                out = np.convolve(dist, step)
+                out = pr.convolve(dist, step)
                 after[target] = _add(after[target], out) if target in after else out
         states = after
         combined = pr.zeros(1, exact)

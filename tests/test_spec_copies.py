@@ -1,4 +1,5 @@
-"""The vendored worked examples are byte-identical to the upstream specs, when those exist."""
+"""The vendored specs (docs/spec) and worked examples (tests/spec) are byte-identical to the
+upstream specs, when those exist beside the checkout."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import pytest
 from conftest import SPEC_DIR
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "spec"
-COPIES = sorted(SPEC_DIR.glob("*-examples.json"))
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "spec"
+COPIES = sorted(SPEC_DIR.glob("*-examples.json")) + sorted(DOCS.glob("*.md"))
+RULESETS = ("kt2024", "kt2018", "kt2013", "threshold")
 
 
 def test_every_ruleset_has_its_examples() -> None:
     names = {p.name for p in COPIES}
-    assert names == {f"{r}-examples.json" for r in ("kt2024", "kt2018", "kt2013", "threshold")}
+    assert names == {f"{r}-examples.json" for r in RULESETS} | {f"{r}.md" for r in RULESETS}
 
 
 @pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no upstream ../shared/spec beside this checkout")

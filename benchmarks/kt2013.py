@@ -6,7 +6,7 @@ every special rule, model and vehicle targets, both modes). Two passes per preci
 (the memoised hit tables cleared before every request) and warm (kept). The heaviest
 request, at the §8 limits, is timed on its own.
 
-    /work/venv/bin/python benchmarks/kt2013.py [count]
+    .venv/bin/python benchmarks/kt2013.py [count]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ exact output and once float-only, and prints one line each. The heavy ones sit a
 limits: 4 weapons × 40 Rapid Fire shots, 2D6 Damage (up to 12 Injury dice), 20 wounds and
 6 flesh-wound boxes, with saves poor enough that the target is usually taken out of action.
 
-    /work/venv/bin/python benchmarks/kt2018.py [repeats]
+    .venv/bin/python benchmarks/kt2018.py [repeats]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Runs each scenario through `registry.run` (validation + engine + output renderin
 output on) and prints one line per scenario. The heavy ones are the spec's limits: 10 attacks
 against a 200-HP pool, and Direct Damage, whose HP loss takes many values per attack.
 
-    /work/venv/bin/python benchmarks/threshold.py [repeats]
+    .venv/bin/python benchmarks/threshold.py [repeats]
 """
 
 from __future__ import annotations

@@ -59,6 +59,8 @@ class Sequence:
         self.fighters = (a, b)
         self.first = 0 if fight.options.first_to_act == "A" else 1
         self.tactics = Tactics(self.fighters)
+        self.strategies = (a.strategy, b.strategy)
+        self.duelists = a.duelist or b.duelist
         self.rolls = [
             (times(oa, ob), (ca, na, la), (cb, nb, lb))
             for oa, ca, na, la in opening(a, b)
@@ -93,11 +95,12 @@ class Sequence:
 
         The projection of §9.6 then is the real resolution, so F4 is the projected rest of the
         sequence with both real strategies, whose memo the D5 projections share."""
+        if not self.duelists:  # F4 at once: `end_of_sequence` passes for a fighter that can't act
+            return self.tactics.end_of_sequence(self.first, pair, self.strategies)
         moment = self.opening_moment(pair)
         while moment.duel:
             ((_, moment),) = self.after(moment, self.heuristic(moment))
-        strategies = (self.fighters[0].strategy, self.fighters[1].strategy)
-        return self.tactics.end_of_sequence(moment.active, moment.pair, strategies)
+        return self.tactics.end_of_sequence(moment.active, moment.pair, self.strategies)
 
     def duel(self, x: int | None, pair: Pair) -> Moment:
         """F3 from fighter x's Duelist parry on (None: F4). A fighter that is no Duelist has

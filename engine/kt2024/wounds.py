@@ -81,8 +81,10 @@ class Alike:
     def canonical(self, pair: Pair, how: str = "canonical") -> Pair:
         """Both fighters' wounds looked up in the opponent's map."""
         a, b = pair
-        wa = self.map(1, b.crits, b.normals, how)[a.wounds]
-        wb = self.map(0, a.crits, a.normals, how)[b.wounds]
+        maps = self._maps
+        map_a = maps.get((1, b.crits, b.normals, how)) or self.map(1, b.crits, b.normals, how)
+        map_b = maps.get((0, a.crits, a.normals, how)) or self.map(0, a.crits, a.normals, how)
+        wa, wb = map_a[a.wounds], map_b[b.wounds]
         if wa != a.wounds:
             a = a.with_wounds(wa)
         if wb != b.wounds:

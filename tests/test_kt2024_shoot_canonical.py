@@ -123,3 +123,49 @@ def test_different_inputs_get_different_keys() -> None:
 def test_defaults_are_filled_before_keying() -> None:
     assert key({}) == key({"attacks": 4, "hit": 3}, {"save": 3, "wounds": 12})
     assert replace(Shoot(), options=ShootOptions()) == Shoot()
+
+
+@st.composite
+def equivalent_pairs(draw: st.DrawFn) -> tuple[Shoot, Shoot]:
+    """A random scenario and a variant that changes only fields §11 says cannot matter."""
+    s = draw(scenarios())
+    a, d = s.attacker, s.defender
+    changes_a: dict = {}
+    changes_d: dict = {}
+    if a.lethal <= a.hit:
+        changes_a["lethal"] = draw(st.integers(2, a.hit))
+    if a.obscured:
+        changes_a |= {
+            "rending": draw(st.booleans()),
+            "punishing": draw(st.booleans()),
+            "severe": draw(st.booleans()),
+            "devastating": draw(st.integers(0, 3)),
+            "critical_damage": draw(st.integers(0, 9)),
+            "piercing_crits": draw(st.integers(0, 3)),
+        }
+    if a.piercing >= d.defence_dice and d.invulnerable_save is None:
+        changes_a["piercing"] = draw(st.integers(d.defence_dice, 9))
+    if d.invulnerable_save is not None:
+        changes_a["piercing"] = draw(st.integers(0, 9))
+        changes_d["save"] = draw(st.integers(2, 6))
+    if a.saturate:
+        changes_d |= {
+            "cover_saves": draw(st.integers(0, 9)),
+            "cover_crit_saves": draw(st.integers(0, 9)),
+        }
+    elif d.cover_crit_saves >= d.defence_dice:
+        changes_d["cover_crit_saves"] = draw(st.integers(d.defence_dice, 9))
+    if a.critical_damage <= 3 and not changes_a.get("critical_damage", 0) > 3:
+        changes_d["durable"] = draw(st.booleans())
+    if d.invulnerable_save is None and d.crit_save <= d.save:
+        changes_d["crit_save"] = draw(st.integers(2, d.save))
+    variant = replace(s, attacker=replace(a, **changes_a), defender=replace(d, **changes_d))
+    return s, variant
+
+
+@settings(max_examples=300, deadline=None)
+@given(equivalent_pairs())
+def test_random_equivalent_inputs_collapse_to_one_key(pair: tuple[Shoot, Shoot]) -> None:
+    s, variant = pair
+    assert shoot_key(s) == shoot_key(variant)
+    assert shoot(s) == shoot(variant)

@@ -155,11 +155,11 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     wounds and later sequences, so its openings are only capped, and only in the last one.
     """
     sequence = Sequence(fight)
-    rounds = fight.options.rounds
-    if rounds > 1 and sequence.certain:
-        return {key: weights.result(w) for key, w in chained(fight, sequence, weights).items()}
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     outcomes = Outcomes(sequence, weights, optimal)
+    rounds = fight.options.rounds
+    if rounds > 1 and not optimal and not sequence.relics:
+        return {key: weights.result(w) for key, w in chained(fight, outcomes).items()}
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -206,51 +206,69 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     return {key: weights.result(w) for key, w in finals.items()}
 
 
-def chained(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
-    """`final_wounds` of a `certain` fight over several sequences, as weights of its precision.
+def chained(fight: Fight, outcomes: Outcomes) -> dict[tuple[int, int], Any]:
+    """`final_wounds` of a fight of several sequences without Relics or OPTIMAL, as weights.
 
-    Each joint roll then maps every pair of starting wounds to one pair of ending wounds, so a
-    sequence is a fixed transition matrix over the (wounds A, wounds B) grid, built once with
-    numpy (one settled sequence per roll and canonical pair, shifted back over the whole grid)
-    and applied once per sequence. Exact mode keeps integer numerators over 6**(depth × k)
-    after k sequences (Python integers in object arrays); float mode plain float64.
+    Nothing then carries from one sequence to the next but wounds, so a sequence is one fixed
+    transition matrix over the (wounds A, wounds B) grid, applied once per sequence. It is
+    built with numpy: the ending of each roll's sequence is looked up once per canonical pair
+    (`Outcomes.opening`) and shifted back over the whole grid. Exact mode keeps integer
+    numerators over 6**(depth × k) after k sequences (Python integers in object arrays).
     """
-    exact = fight.options.exact
+    exact, weights, sequence = fight.options.exact, outcomes.weights, outcomes.sequence
     top_a, top_b = fight.fighter_a.wounds, fight.fighter_b.wounds
     width = top_b + 1
     cells = (top_a + 1) * width
-    real_a, real_b = np.arange(1, top_a + 1), np.arange(1, top_b + 1)
+    rounds = fight.options.rounds
+    real_a, real_b = reachable(sequence, 0, rounds - 1), reachable(sequence, 1, rounds - 1)
+    grid = (len(real_a), len(real_b))
     sources = (real_a[:, None] * width + real_b[None, :]).ravel()
-    depth = max(odds[1] for odds, *_ in sequence.rolls)
-    targets, numerators = [], []
+    moves, amounts, depths = [], [], []
     for odds, (ca, na, la), (cb, nb, lb), map_a, map_b in opening_plan(sequence, "canonical"):
         after_a, after_b = np.maximum(0, real_a - la), np.maximum(0, real_b - lb)  # F2
         looked_a, looked_b = np.asarray(map_a)[after_a], np.asarray(map_b)[after_b]
         alike_a, index_a = np.unique(looked_a, return_inverse=True)
         alike_b, index_b = np.unique(looked_b, return_inverse=True)
-        settled = np.array(
-            [
-                [
-                    (wa, wb)  # F2 ended the battle
-                    if wa == 0 or wb == 0
-                    else sequence.settle((Status(ca, na, wa), Status(cb, nb, wb)))
-                    for wb in alike_b.tolist()
-                ]
-                for wa in alike_a.tolist()
-            ]
-        ).reshape(len(alike_a), len(alike_b), 2)[index_a][:, index_b]
-        end_a, end_b = settled[:, :, 0], settled[:, :, 1]
-        end_a = np.where(end_a > 0, end_a + (after_a - looked_a)[:, None], 0)  # `restore`
-        end_b = np.where(end_b > 0, end_b + (after_b - looked_b)[None, :], 0)
-        targets.append(sources * cells + (end_a * width + end_b).ravel())
-        numerators.append(odds[0] * power6(depth - odds[1]) if exact else odds[0] / power6(odds[1]))
-    moves = np.concatenate(targets)
-    if exact:
+        entries = [  # (canonical pair, its ending wounds, weight)
+            (k, fa, fb, w)
+            for k, (wa, wb) in enumerate(
+                (wa, wb) for wa in alike_a.tolist() for wb in alike_b.tolist()
+            )
+            for ((fa, fb), _), w in (
+                {((wa, wb), (0, 0)): weights.one}  # F2 ended the battle
+                if wa == 0 or wb == 0
+                else outcomes.opening((Status(ca, na, wa), Status(cb, nb, wb)), 1)
+            ).items()
+        ]
+        canon, ends_a, ends_b, ws = zip(*entries, strict=True)
+        counts = np.bincount(canon, minlength=len(alike_a) * len(alike_b))
+        pair = (index_a[:, None] * len(alike_b) + index_b[None, :]).ravel()
+        repeat = counts[pair]  # the entries of each real pair: those of its canonical pair
+        runs = np.cumsum(repeat) - repeat
+        pick = np.repeat((np.cumsum(counts) - counts)[pair] - runs, repeat) + np.arange(
+            runs[-1] + repeat[-1]
+        )
+        shift_a = np.broadcast_to((after_a - looked_a)[:, None], grid).ravel()
+        shift_b = np.broadcast_to((after_b - looked_b)[None, :], grid).ravel()
+        end_a, end_b = np.asarray(ends_a)[pick], np.asarray(ends_b)[pick]
+        end_a = np.where(end_a > 0, end_a + np.repeat(shift_a, repeat), 0)  # `restore`
+        end_b = np.where(end_b > 0, end_b + np.repeat(shift_b, repeat), 0)
+        moves.append(np.repeat(sources, repeat) * cells + end_a * width + end_b)
+        if exact:  # (numerator, exponent) of each entry's weight
+            amounts.append(np.array([w[0] for w in ws], dtype=object)[pick] * odds[0])
+            depths.append(np.array([w[1] for w in ws])[pick] + odds[1])
+        else:
+            amounts.append(np.asarray(ws)[pick] * (odds[0] / power6(odds[1])))
+    if exact:  # every weight over the deepest power of 6
+        exponents = np.concatenate(depths)
+        depth = int(exponents.max())
+        factors = np.array([power6(depth - e) for e in range(depth + 1)], dtype=object)
         matrix = np.zeros(cells * cells, dtype=object)
-        np.add.at(matrix, moves, np.repeat(np.array(numerators, dtype=object), len(sources)))
+        np.add.at(matrix, np.concatenate(moves), np.concatenate(amounts) * factors[exponents])
     else:
+        depth = 0
         matrix = np.bincount(
-            moves, weights=np.repeat(numerators, len(sources)), minlength=cells * cells
+            np.concatenate(moves), weights=np.concatenate(amounts), minlength=cells * cells
         )
     matrix = matrix.reshape(cells, cells)
     over = np.zeros((top_a + 1, width), dtype=bool)
@@ -259,7 +277,6 @@ def chained(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[in
     now = np.zeros(cells, dtype=object if exact else float)
     now[top_a * width + top_b] = 1
     finals: dict[tuple[int, int], Any] = {}
-    rounds = fight.options.rounds
     for played in range(1, rounds + 1):
         standing = np.flatnonzero(now)
         now = now[standing] @ matrix[standing]
@@ -270,6 +287,20 @@ def chained(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[in
             finals[wounds] = weights.add(finals[wounds], w) if wounds in finals else w
         now[done] = 0
     return finals
+
+
+def reachable(sequence: Sequence, me: int, sequences: int) -> np.ndarray:
+    """Every wounds ≥ 1 that fighter `me` may start one of the next `sequences` sequences
+    with, ascending (a superset: any damage total the opponent's roll could deal)."""
+    alike, start = sequence.tactics.alike, sequence.fighters[me].wounds
+    losses = set()
+    for _, *rolled in sequence.rolls:
+        (_, _, curse), (crits, normals, _) = rolled[me], rolled[1 - me]
+        losses |= {curse + t for t in alike.totals(1 - me, Status(crits, normals, 0))}
+    wounds = {start}
+    for _ in range(sequences):
+        wounds |= {w - loss for w in wounds for loss in losses if w > loss}
+    return np.array(sorted(wounds))
 
 
 def opening_plan(sequence: Sequence, how: str) -> list[tuple]:

@@ -61,6 +61,7 @@ class Sequence:
         self.tactics = Tactics(self.fighters)
         self.strategies = (a.strategy, b.strategy)
         self.duelists = a.duelist or b.duelist
+        self.relics = a.saintly_relics != "NONE" or b.saintly_relics != "NONE"
         self.rolls = [
             (times(oa, ob), (ca, na, la), (cb, nb, lb))
             for oa, ca, na, la in opening(a, b)

@@ -223,7 +223,7 @@ def chained(fight: Fight, outcomes: Outcomes) -> dict[tuple[int, int], Any]:
     real_a, real_b = reachable(sequence, 0, rounds - 1), reachable(sequence, 1, rounds - 1)
     grid = (len(real_a), len(real_b))
     sources = (real_a[:, None] * width + real_b[None, :]).ravel()
-    moves, amounts, depths = [], [], []
+    transitions = Transitions(cells, exact)
     for odds, (ca, na, la), (cb, nb, lb), map_a, map_b in opening_plan(sequence, "canonical"):
         after_a, after_b = np.maximum(0, real_a - la), np.maximum(0, real_b - lb)  # F2
         looked_a, looked_b = np.asarray(map_a)[after_a], np.asarray(map_b)[after_b]
@@ -253,24 +253,14 @@ def chained(fight: Fight, outcomes: Outcomes) -> dict[tuple[int, int], Any]:
         end_a, end_b = np.asarray(ends_a)[pick], np.asarray(ends_b)[pick]
         end_a = np.where(end_a > 0, end_a + np.repeat(shift_a, repeat), 0)  # `restore`
         end_b = np.where(end_b > 0, end_b + np.repeat(shift_b, repeat), 0)
-        moves.append(np.repeat(sources, repeat) * cells + end_a * width + end_b)
+        moves = np.repeat(sources, repeat) * cells + end_a * width + end_b
         if exact:  # (numerator, exponent) of each entry's weight
-            amounts.append(np.array([w[0] for w in ws], dtype=object)[pick] * odds[0])
-            depths.append(np.array([w[1] for w in ws])[pick] + odds[1])
+            numerators = np.array([w[0] for w in ws], dtype=object)[pick] * odds[0]
+            transitions.add(moves, numerators, np.array([w[1] for w in ws])[pick] + odds[1])
         else:
-            amounts.append(np.asarray(ws)[pick] * (odds[0] / power6(odds[1])))
-    if exact:  # every weight over the deepest power of 6
-        exponents = np.concatenate(depths)
-        depth = int(exponents.max())
-        factors = np.array([power6(depth - e) for e in range(depth + 1)], dtype=object)
-        matrix = np.zeros(cells * cells, dtype=object)
-        np.add.at(matrix, np.concatenate(moves), np.concatenate(amounts) * factors[exponents])
-    else:
-        depth = 0
-        matrix = np.bincount(
-            np.concatenate(moves), weights=np.concatenate(amounts), minlength=cells * cells
-        )
-    matrix = matrix.reshape(cells, cells)
+            transitions.add(moves, np.asarray(ws)[pick] * (odds[0] / power6(odds[1])))
+    matrix = transitions.done()
+    depth = transitions.depth
     over = np.zeros((top_a + 1, width), dtype=bool)
     over[0, :] = over[:, 0] = True
     over = over.ravel()
@@ -287,6 +277,51 @@ def chained(fight: Fight, outcomes: Outcomes) -> dict[tuple[int, int], Any]:
             finals[wounds] = weights.add(finals[wounds], w) if wounds in finals else w
         now[done] = 0
     return finals
+
+
+class Transitions:
+    """A sequence's transition matrix over `cells` wound cells, summed from (move, weight)
+    chunks, folded in once they pass `CHUNK` entries so that memory stays bounded: float64,
+    or (exact) integer numerators over 6**depth, rescaled when a deeper weight arrives."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, cells: int, exact: bool) -> None:
+        self.cells, self.exact, self.depth = cells, exact, 0
+        self.flat = np.zeros(cells * cells, dtype=object if exact else float)
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
+        self._size = 0
+
+    def add(
+        self, moves: np.ndarray, amounts: np.ndarray, exponents: np.ndarray | None = None
+    ) -> None:
+        """Weights `amounts` (exact: numerators over 6**exponents) onto cells `moves` (from ×
+        cells + to)."""
+        self._pending.append((moves, amounts, exponents))
+        self._size += len(moves)
+        if self._size > self.CHUNK:
+            self.fold()
+
+    def fold(self) -> None:
+        if not self._pending:
+            return
+        moves, amounts, exponents = (list(part) for part in zip(*self._pending, strict=True))
+        moves, amounts = np.concatenate(moves), np.concatenate(amounts)
+        if self.exact:
+            exponents = np.concatenate(exponents)
+            deepest = max(self.depth, int(exponents.max()))
+            if deepest > self.depth:
+                self.flat *= power6(deepest - self.depth)
+                self.depth = deepest
+            factors = np.array([power6(deepest - e) for e in range(deepest + 1)], dtype=object)
+            np.add.at(self.flat, moves, amounts * factors[exponents])
+        else:
+            self.flat += np.bincount(moves, weights=amounts, minlength=len(self.flat))
+        self._pending, self._size = [], 0
+
+    def done(self) -> np.ndarray:
+        self.fold()
+        return self.flat.reshape(self.cells, self.cells)
 
 
 def reachable(sequence: Sequence, me: int, sequences: int) -> np.ndarray:

@@ -311,3 +311,25 @@ def test_the_chain_refuses_fights_beyond_its_table_budget(monkeypatch: pytest.Mo
         "options.rounds",
         50,
     )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"fighterA": {"attacks": 3, "wounds": 7, "feelNoPain": 5}, "options": {"rounds": 3}},
+        {"fighterA": {"attacks": 4, "wounds": 9}, "fighterB": {"attacks": 3, "wounds": 6,
+         "feelNoPain": 4, "strategy": "PARRY"}, "options": {"firstToAct": "B", "rounds": 2}},
+        {"fighterA": {"attacks": 4, "wounds": 8, "curseOfRot": True},
+         "fighterB": {"attacks": 4, "wounds": 8, "strategy": "MIN_DAMAGE_TO_SELF"},
+         "options": {"rounds": 2}},
+    ],
+)  # fmt: skip
+def test_transitions_folded_in_small_chunks_agree(body: dict) -> None:
+    """Several sequences share one transition matrix (`fight.chained`), summed in chunks that
+    exact mode rescales when a deeper weight arrives: chunk size never changes a result."""
+    body = {"fighterA": {}, "fighterB": {}, **body}
+    whole = joint(body)
+    assert sum(whole.values()) == 1
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fight_module.Transitions, "CHUNK", 1)
+        assert joint(body) == whole

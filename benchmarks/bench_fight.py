@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import time
 from dataclasses import replace
+
+from timing import summary
 
 from engine.errors import InputError
 from engine.kt2024 import attack, dice
@@ -81,24 +82,14 @@ def timed(scenario: Fight) -> float:
     return time.process_time() - start
 
 
-def report(label: str, times: list[float]) -> None:
-    times = sorted(times)
-    p95 = times[int(0.95 * (len(times) - 1))]
-    print(
-        f"{label:<24} median {statistics.median(times) * 1e3:8.2f} ms   "
-        f"p95 {p95 * 1e3:8.2f} ms   max {times[-1] * 1e3:8.1f} ms   "
-        f"total {sum(times):7.2f} s"
-    )
-
-
 def run(label: str, fights: list[Fight]) -> None:
     for exact in (False, True):
         batch = [replace(f, options=replace(f.options, exact=exact)) for f in fights]
         name = f"{label} {'exact' if exact else 'float'}"
         attack._retained.cache_clear()
         dice.roll.cache_clear()
-        report(f"{name} cold", [timed(f) for f in batch])
-        report(f"{name} warm", [timed(f) for f in batch])
+        print(summary(f"{name} cold", [timed(f) for f in batch], width=24))
+        print(summary(f"{name} warm", [timed(f) for f in batch], width=24))
 
 
 def main() -> None:

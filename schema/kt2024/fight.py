@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -13,40 +13,17 @@ from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from schema import registry, report
 from schema.fields import Count, RuleRange
 
-from .common import ApiModel, AttackDiceModel, JustAScratch, SaintlyRelics, check_elite, validate
+from .common import ApiModel, attack_dice_limits, check_elite, engine_model, validate
 
-Strategy = Literal["MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY", "OPTIMAL"]
-
-
-class FighterModel(AttackDiceModel):
-    """A fighter: the attack-dice fields with the fight's smaller dice limits, plus §2.2's own."""
-
-    attacks: Count(8) = 4
-    accurate: Count(8) = 0
-    auto_crits: Count(8) = 0
-    fails_to_norms: Count(8) = 0
-    norms_to_crits: Count(8) = 0
-    wounds: Count(30, minimum=1) = 12
-    strategy: Strategy = "MAX_DAMAGE"
-    brutal: bool = False
-    shock: bool = False
-    stun2021: bool = False
-    storm_shield2021: bool = False
-    hammerhand2021: bool = False
-    dueller2021: bool = False
-    duelist: bool = False
-    murderous_entrance2021: bool = False
-    just_a_scratch: JustAScratch = "NONE"
-    durable: bool = False
-    half_damage_first_strike: bool = False
-    feel_no_pain: RuleRange(4, 6) | None = None
-    saintly_relics: SaintlyRelics = "NONE"
-
-
-class FightOptionsModel(ApiModel):
-    first_to_act: Literal["A", "B"] = "A"
-    rounds: Count(5, minimum=1) = 1
-    exact: bool = False
+FighterModel = engine_model(
+    Fighter,
+    attack_dice_limits(8)
+    | {"wounds": Count(30, minimum=1), "feel_no_pain": RuleRange(4, 6) | None},
+    "A fighter: the attack-dice fields with the fight's smaller dice limits, plus §2.2's own.",
+)
+FightOptionsModel = engine_model(
+    FightOptions, {"rounds": Count(5, minimum=1)}, "Who acts first, sequences, exact output."
+)
 
 
 class FightRequest(ApiModel):

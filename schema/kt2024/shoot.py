@@ -11,46 +11,33 @@ from engine.kt2024.canonical import shoot_key
 from schema import registry, report
 from schema.fields import Count, RuleRange
 
-from .common import (
-    ApiModel,
-    AttackDiceModel,
-    JustAScratch,
-    Reroll,
-    SaintlyRelics,
-    check_elite,
-    validate,
+from .common import ApiModel, attack_dice_limits, check_elite, engine_model, validate
+
+AttackerModel = engine_model(
+    Attacker,
+    attack_dice_limits(20)
+    | {"devastating": Count(10), "piercing": Count(9), "piercing_crits": Count(9)},
+    "The shooting attacker: its weapon profile and ploys (§2.1).",
 )
-
-
-class AttackerModel(AttackDiceModel):
-    devastating: Count(10) = 0
-    piercing: Count(9) = 0
-    piercing_crits: Count(9) = 0
-    saturate: bool = False
-    obscured: bool = False
-
-
-class DefenderModel(ApiModel):
-    defence_dice: Count(9) = 3
-    save: RuleRange(2, 6) = 3
-    wounds: Count(50, minimum=1) = 12
-    crit_save: RuleRange(2, 6) = 6
-    cover_saves: Count(9) = 0
-    cover_crit_saves: Count(9) = 0
-    reroll: Reroll = "NONE"
-    fails_to_norms: Count(9) = 0
-    norms_to_crits: Count(9) = 0
-    indomitus: bool = False
-    feel_no_pain: RuleRange(4, 6) | None = None
-    just_a_scratch: JustAScratch = "NONE"
-    saintly_relics: SaintlyRelics = "NONE"
-    durable: bool = False
-    invulnerable_save: RuleRange(2, 6) | None = None
-
-
-class ShootOptionsModel(ApiModel):
-    rounds: Count(10, minimum=1) = 1
-    exact: bool = False
+DefenderModel = engine_model(
+    Defender,
+    {
+        "defence_dice": Count(9),
+        "save": RuleRange(2, 6),
+        "wounds": Count(50, minimum=1),
+        "crit_save": RuleRange(2, 6),
+        "cover_saves": Count(9),
+        "cover_crit_saves": Count(9),
+        "fails_to_norms": Count(9),
+        "norms_to_crits": Count(9),
+        "feel_no_pain": RuleRange(4, 6) | None,
+        "invulnerable_save": RuleRange(2, 6) | None,
+    },
+    "The target: its defence dice, saves and defensive rules (§2.1).",
+)
+ShootOptionsModel = engine_model(
+    ShootOptions, {"rounds": Count(10, minimum=1)}, "Rounds of identical attacks; exact output."
+)
 
 
 class ShootRequest(ApiModel):

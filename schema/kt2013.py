@@ -28,7 +28,8 @@ from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
 from schema.errors import from_validation_error
-from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictBool, StrictModel
+from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
+from schema.models import ApiModel, engine_model, engine_value
 
 MAX_ATTACKS = 20
 MAX_WOUNDS = 10
@@ -53,63 +54,68 @@ MeleeHitOn = Annotated[
 ]
 
 
-class AttackerIn(StrictModel):
-    """§2.1."""
-
-    ballisticSkill: Characteristic | None = None
-    weaponSkill: Characteristic | None = None
-    snapShots: StrictBool = False
-    preferredEnemy: StrictBool = False
-    monsterHunter: StrictBool = False
-    tankHunter: StrictBool = False
-    tankHunterRerollGlancing: StrictBool = False
-    sniper: StrictBool = False
+def _model(
+    cls: type, limits: dict[str, object], doc: str, base: type[ApiModel] = ApiModel
+) -> type[ApiModel]:
+    """The request model of a kt2013 dataclass, named apart from the other rulesets'."""
+    return engine_model(cls, limits, doc, base=base, name=f"Kt2013{cls.__name__}")
 
 
-class WeaponIn(StrictModel):
-    """§2.2."""
+AttackerIn = _model(
+    Attacker,
+    {"ballistic_skill": Characteristic | None, "weapon_skill": Characteristic | None},
+    "The attacking model (§2.1).",
+)
+WeaponIn = _model(
+    Weapon,
+    {
+        "attacks": Attacks,
+        "strength": Characteristic | None,
+        "ap": RuleRange(1, 6) | None,
+        "poisoned": Roll | None,
+    },
+    'The weapon profile (§2.2); `strength` null is "X", `ap` null is "–".',
+)
+TARGET_LIMITS: dict[str, object] = {
+    "cover_save": Roll | None,
+    "invulnerable_save": Roll | None,
+}
 
-    attacks: Attacks
-    strength: Characteristic | None
-    ap: RuleRange(1, 6) | None = None
-    rending: StrictBool = False
-    sniper: StrictBool = False
-    fleshbane: StrictBool = False
-    poisoned: Roll | None = None
-    shred: StrictBool = False
-    masterCrafted: StrictBool = False
-    ignoresCover: StrictBool = False
-    haywire: StrictBool = False
 
-
-class ModelIn(StrictModel):
-    """§2.3: any target that is not a vehicle."""
+class _ModelTag(ApiModel):
+    """The tag that tells the two kinds of target apart (the engine needs no such member)."""
 
     vehicle: Literal[False] = False
-    toughness: Characteristic
-    weaponSkill: Characteristic | None = None
-    wounds: Count(MAX_WOUNDS, minimum=1)
-    save: Roll | None
-    invulnerableSave: Roll | None = None
-    coverSave: Roll | None = None
-    stealth: StrictBool = False
-    shrouded: StrictBool = False
-    feelNoPain: Roll | None = None
-    eternalWarrior: StrictBool = False
-    monstrousCreature: StrictBool = False
 
 
-class VehicleIn(StrictModel):
-    """§2.4."""
-
+class _VehicleTag(ApiModel):
     vehicle: Literal[True]
-    armourValue: RuleRange(9, 14)
-    hullPoints: Count(MAX_HULL_POINTS, minimum=1)
-    coverSave: Roll | None = None
-    stealth: StrictBool = False
-    shrouded: StrictBool = False
-    invulnerableSave: Roll | None = None
-    meleeHitOn: MeleeHitOn = "auto"
+
+
+ModelIn = _model(
+    Model,
+    TARGET_LIMITS
+    | {
+        "toughness": Characteristic,
+        "weapon_skill": Characteristic | None,
+        "wounds": Count(MAX_WOUNDS, minimum=1),
+        "save": Roll | None,
+        "feel_no_pain": Roll | None,
+    },
+    "§2.3: any target that is not a vehicle.",
+    _ModelTag,
+)
+VehicleIn = _model(
+    Vehicle,
+    TARGET_LIMITS
+    | {
+        "armour_value": RuleRange(9, 14),
+        "hull_points": Count(MAX_HULL_POINTS, minimum=1),
+        "melee_hit_on": MeleeHitOn,
+    },
+    "§2.4: a vehicle, seen from the facing the caller chose.",
+    _VehicleTag,
+)
 
 
 def _target_kind(value: Any) -> str:
@@ -151,21 +157,21 @@ def _require(condition: bool, field: str, message: str) -> None:
 def _check(mode: str, body: AttackIn) -> None:
     """The cross-field rules of §2.5; fields without effect in the situation are accepted."""
     attacker, weapon, target = body.attacker, body.weapon, body.target
-    vehicle = isinstance(target, VehicleIn)
+    vehicle = target.vehicle
     if mode == "shooting":
         _require(
-            attacker.ballisticSkill is not None, "attacker.ballisticSkill", "required in shooting"
+            attacker.ballistic_skill is not None, "attacker.ballisticSkill", "required in shooting"
         )
     else:
         _require(not weapon.sniper, "weapon.sniper", "a Sniper weapon is ranged: not in fight")
-        _require(not attacker.snapShots, "attacker.snapShots", "Snap Shots are shooting only")
+        _require(not attacker.snap_shots, "attacker.snapShots", "Snap Shots are shooting only")
         if not vehicle:
             _require(
-                attacker.weaponSkill is not None,
+                attacker.weapon_skill is not None,
                 "attacker.weaponSkill",
                 "required in fight against a non-vehicle",
             )
-            _require(target.weaponSkill is not None, "target.weaponSkill", "required in fight")
+            _require(target.weapon_skill is not None, "target.weaponSkill", "required in fight")
     _require(
         weapon.strength is not None or weapon.sniper or (vehicle and weapon.haywire),
         "weapon.strength",
@@ -173,62 +179,15 @@ def _check(mode: str, body: AttackIn) -> None:
     )
 
 
-def _target(target: ModelIn | VehicleIn) -> Model | Vehicle:
-    if isinstance(target, VehicleIn):
-        return Vehicle(
-            armour_value=target.armourValue,
-            hull_points=target.hullPoints,
-            cover_save=target.coverSave,
-            stealth=target.stealth,
-            shrouded=target.shrouded,
-            invulnerable_save=target.invulnerableSave,
-            melee_hit_on=target.meleeHitOn,
-        )
-    return Model(
-        toughness=target.toughness,
-        wounds=target.wounds,
-        save=target.save,
-        weapon_skill=target.weaponSkill,
-        invulnerable_save=target.invulnerableSave,
-        cover_save=target.coverSave,
-        stealth=target.stealth,
-        shrouded=target.shrouded,
-        feel_no_pain=target.feelNoPain,
-        eternal_warrior=target.eternalWarrior,
-        monstrous_creature=target.monstrousCreature,
-    )
-
-
 def to_attack(mode: str, body: AttackIn) -> Attack:
     """The engine's scenario for a validated body; InputError for the rules of §2.5."""
     _check(mode, body)
-    a, w = body.attacker, body.weapon
+    target = body.target
     return Attack(
         mode=mode,
-        attacker=Attacker(
-            ballistic_skill=a.ballisticSkill,
-            weapon_skill=a.weaponSkill,
-            snap_shots=a.snapShots,
-            preferred_enemy=a.preferredEnemy,
-            monster_hunter=a.monsterHunter,
-            tank_hunter=a.tankHunter,
-            tank_hunter_reroll_glancing=a.tankHunterRerollGlancing,
-            sniper=a.sniper,
-        ),
-        weapon=Weapon(
-            attacks=w.attacks,
-            strength=w.strength,
-            ap=w.ap,
-            rending=w.rending,
-            sniper=w.sniper,
-            fleshbane=w.fleshbane,
-            poisoned=w.poisoned,
-            shred=w.shred,
-            master_crafted=w.masterCrafted,
-            ignores_cover=w.ignoresCover,
-            haywire=w.haywire,
-        ),
-        target=_target(body.target),
+        attacker=engine_value(Attacker, body.attacker),
+        weapon=engine_value(Weapon, body.weapon),
+        target=engine_value(Vehicle if target.vehicle else Model, target),
         options=Options(exact=body.options.exact),
     )
 

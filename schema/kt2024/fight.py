@@ -12,8 +12,9 @@ from engine.kt2024.fight_canonical import fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from schema import registry, report
 from schema.fields import Count, RuleRange
+from schema.models import ApiModel, engine_model, validate
 
-from .common import ApiModel, attack_dice_limits, check_elite, engine_model, validate
+from .common import attack_dice_limits, check_elite
 
 FighterModel = engine_model(
     Fighter,

@@ -10,8 +10,9 @@ from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, 
 from engine.kt2024.canonical import shoot_key
 from schema import registry, report
 from schema.fields import Count, RuleRange
+from schema.models import ApiModel, engine_model, validate
 
-from .common import ApiModel, attack_dice_limits, check_elite, engine_model, validate
+from .common import attack_dice_limits, check_elite
 
 AttackerModel = engine_model(
     Attacker,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -37,6 +38,7 @@ from engine.kt2018.state import Outcome
 from schema import registry
 from schema.errors import from_validation_error
 from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
+from schema.models import ApiModel, engine_model, engine_value
 from schema.report import distribution, put_scalar
 
 MAX_WEAPONS = 4
@@ -83,20 +85,30 @@ class WeaponBody(StrictModel):
     damage: Dice(MAX_DAMAGE) = Field(default=1, validate_default=True)
 
 
-class WoundedBody(StrictModel):
-    """A model that may lose wounds: the target of §2.4 without its protection."""
-
-    wounds: Count(MAX_WOUNDS, minimum=1)
-    fleshWounds: RuleRange(0, 6) = 0
-    maxFleshWounds: RuleRange(1, 6) = 3
-    obscured: StrictBool = False
-    withinOneInchOfIntervening: StrictBool = False
+def _model(cls: type, limits: dict[str, object], doc: str, **options: Any) -> type[ApiModel]:
+    """The request model of a kt2018 dataclass, named apart from the other rulesets'."""
+    name = "Kt2018" + options.pop("name", cls.__name__)
+    return engine_model(cls, limits, doc, name=name, **options)
 
 
-class CombatTargetBody(WoundedBody):
-    toughness: RuleRange(1, 10)
-    save: RuleRange(2, 6) | None
-    invulnerableSave: RuleRange(2, 6) | None = None
+Wounds = Count(MAX_WOUNDS, minimum=1)
+FleshWounds = RuleRange(0, 6)
+MaxFleshWounds = RuleRange(1, 6)
+FLESH_WOUNDS = {"wounds": Wounds, "flesh_wounds": FleshWounds, "max_flesh_wounds": MaxFleshWounds}
+WoundedBody = _model(
+    Target, FLESH_WOUNDS, "A model that may lose wounds: the target of §2.4 without its protection."
+)
+CombatTargetBody = _model(
+    Armour,
+    {
+        "toughness": RuleRange(1, 10),
+        "save": RuleRange(2, 6) | None,
+        "invulnerable_save": RuleRange(2, 6) | None,
+    },
+    "The target of shooting and fight (§2.4): its condition and its protection.",
+    base=WoundedBody,
+    name="CombatTarget",
+)
 
 
 class MortalTargetBody(WoundedBody):
@@ -104,13 +116,15 @@ class MortalTargetBody(WoundedBody):
 
     toughness: Any = None
     save: Any = None
-    invulnerableSave: Any = None
+    invulnerable_save: Any = None
 
 
-class PsykerBody(StrictModel):
-    wounds: Count(MAX_WOUNDS, minimum=1)
-    fleshWounds: RuleRange(0, 6) = 0
-    maxFleshWounds: RuleRange(1, 6) = 3
+class PsykerBody(ApiModel):
+    """The psyker of §6: Perils may wound it; terrain never shields it."""
+
+    wounds: Wounds
+    flesh_wounds: FleshWounds = 0
+    max_flesh_wounds: MaxFleshWounds = 3
 
 
 class CombatBody(StrictModel):
@@ -135,19 +149,33 @@ class MortalWoundsBody(StrictModel):
     options: ExactOptions = ExactOptions()
 
 
-class NerveTestBody(StrictModel):
-    leadership: RuleRange(1, 10)
-    otherFriendlyShakenOrOutOfAction: RuleRange(0, 20) = 0
-    otherFriendlyWithinTwoInches: RuleRange(0, 20) = 0
-    modifier: RuleRange(-3, 3) = 0
+class _Exact(ApiModel):
+    """The `options` member of the modes whose engine value holds no options."""
+
     options: ExactOptions = ExactOptions()
 
 
-class BreakCheckBody(StrictModel):
-    models: RuleRange(1, 30)
-    modelsDown: RuleRange(0, 30)
-    highestLeadership: RuleRange(1, 10)
-    options: ExactOptions = ExactOptions()
+NerveTestBody = _model(
+    NerveTest,
+    {
+        "leadership": RuleRange(1, 10),
+        "other_friendly_shaken_or_out_of_action": RuleRange(0, 20),
+        "other_friendly_within_two_inches": RuleRange(0, 20),
+        "modifier": RuleRange(-3, 3),
+    },
+    "`nerveTest` (§8).",
+    base=_Exact,
+)
+BreakCheckBody = _model(
+    BreakCheck,
+    {
+        "models": RuleRange(1, 30),
+        "models_down": RuleRange(0, 30),
+        "highest_leadership": RuleRange(1, 10),
+    },
+    "`breakCheck` (§8).",
+    base=_Exact,
+)
 
 
 @dataclass(frozen=True)
@@ -165,17 +193,13 @@ def _invalid(field: str, message: str) -> InputError:
     return InputError("INVALID_INPUT", field, message)
 
 
-def _wounded(body: WoundedBody | PsykerBody, path: str) -> Target:
-    if body.fleshWounds > body.maxFleshWounds:
+def _wounded(body: Any, path: str) -> Target:
+    """The engine's Target of a WoundedBody (or a PsykerBody, which terrain never shields)."""
+    if body.flesh_wounds > body.max_flesh_wounds:
         raise _invalid(f"{path}.fleshWounds", "cannot exceed maxFleshWounds")
-    shielded = isinstance(body, WoundedBody)
-    return Target(
-        wounds=body.wounds,
-        flesh_wounds=body.fleshWounds,
-        max_flesh_wounds=body.maxFleshWounds,
-        obscured=shielded and body.obscured,
-        within_one_inch_of_intervening=shielded and body.withinOneInchOfIntervening,
-    )
+    if isinstance(body, PsykerBody):
+        return Target(body.wounds, body.flesh_wounds, body.max_flesh_wounds)
+    return engine_value(Target, body)
 
 
 def _weapon_types(body: CombatBody, phase: str) -> list[str]:
@@ -239,7 +263,7 @@ def _combat(body: CombatBody, phase: Literal["shooting", "fight"]) -> Combat:
             Weapon(kind, w.attacks, w.strength, w.ap, w.damage)
             for kind, w in zip(types, body.weapons, strict=True)
         ),
-        armour=Armour(target.toughness, target.save, target.invulnerableSave),
+        armour=engine_value(Armour, target),
         target=_wounded(target, "target"),
         long_range=situation.longRange,
         overwatch=situation.overwatch,
@@ -259,19 +283,10 @@ def _mortal_wounds(body: MortalWoundsBody) -> MortalWounds:
     return MortalWounds(body.amount, body.source, _wounded(body.target, "target"))
 
 
-def _nerve_test(body: NerveTestBody) -> NerveTest:
-    return NerveTest(
-        leadership=body.leadership,
-        other_friendly_shaken_or_out_of_action=body.otherFriendlyShakenOrOutOfAction,
-        other_friendly_within_two_inches=body.otherFriendlyWithinTwoInches,
-        modifier=body.modifier,
-    )
-
-
-def _break_check(body: BreakCheckBody) -> BreakCheck:
-    if body.modelsDown > body.models:
+def _break_check(body: Any) -> BreakCheck:
+    if body.models_down > body.models:
         raise _invalid("modelsDown", "cannot exceed models")
-    return BreakCheck(body.models, body.modelsDown, body.highestLeadership)
+    return engine_value(BreakCheck, body)
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -357,5 +372,5 @@ _register("shooting", CombatBody, lambda body: _combat(body, "shooting"), _rende
 _register("fight", CombatBody, lambda body: _combat(body, "fight"), _render_combat)
 _register("psybolt", PsyboltBody, _psybolt, _render_psybolt)
 _register("mortalWounds", MortalWoundsBody, _mortal_wounds, _render_mortal_wounds)
-_register("nerveTest", NerveTestBody, _nerve_test, _render_nerve_test)
+_register("nerveTest", NerveTestBody, partial(engine_value, NerveTest), _render_nerve_test)
 _register("breakCheck", BreakCheckBody, _break_check, _render_break_check)

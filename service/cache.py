@@ -2,13 +2,16 @@
 
 Keys are the engines' canonical cache keys, which carry the engine version, so an upgraded
 engine never reads an older engine's answers. In Redis an entry is stored under a short digest
-of that key, and its value (orjson) repeats the full key: a read whose key does not match, or
-whose bytes do not parse, is a miss, so a corrupted or colliding entry is recomputed, never
-served.
+of that key; its value is a checksum followed by orjson that repeats the full key. A read whose
+checksum does not match (a truncated or altered entry), whose bytes do not parse, or whose key
+does not match (a colliding or misplaced entry) is a miss: the answer is recomputed and
+overwrites the bad entry, never served.
 
 Redis is an optimisation, never a dependency: every call has a hard time limit, and after a
-few consecutive failures a circuit breaker stops asking until a cool-down has passed. A failed
-or skipped Redis call reads as a miss and writes are dropped.
+few consecutive failures a circuit breaker stops asking until a cool-down has passed, then
+lets one probe call at a time decide. A failed or skipped Redis call reads as a miss and
+writes are dropped. An error *answer* (a full Redis refusing writes under `noeviction`) is no
+outage: it drops that write but leaves the breaker closed, so reads go on.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import orjson
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ResponseError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from service import metrics
 
@@ -38,16 +43,27 @@ def redis_key(cache_key: str) -> str:
     return "killmath:" + hashlib.blake2b(cache_key.encode(), digest_size=20).hexdigest()
 
 
+CHECKSUM = 32  # hex characters of the blake2b digest that starts every stored value
+
+
+def _checksum(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, digest_size=CHECKSUM // 2).hexdigest().encode()
+
+
 def encode(cache_key: str, output: Output) -> bytes:
-    return orjson.dumps({"k": cache_key, "v": output})
+    payload = orjson.dumps({"k": cache_key, "v": output})
+    return _checksum(payload) + payload
 
 
 def decode(cache_key: str, raw: bytes | None) -> Output | None:
-    """The stored output, or None if absent, unreadable or stored for another key."""
+    """The stored output, or None if absent, damaged, unreadable or stored for another key."""
     if raw is None:
         return None
+    payload = raw[CHECKSUM:]
+    if raw[:CHECKSUM] != _checksum(payload):
+        return None
     try:
-        entry = orjson.loads(raw)
+        entry = orjson.loads(payload)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(entry, dict) or entry.get("k") != cache_key:
@@ -82,7 +98,12 @@ class LRU:
 
 
 class Breaker:
-    """Opens after `failures` consecutive failures; half-opens after `cooldown` seconds."""
+    """Opens after `failures` consecutive failures. Each time `cooldown` seconds have passed
+    since it opened (or since the last probe), one call goes through as a probe: a success
+    closes the breaker, a failure keeps it open. A Redis that still hangs thus costs one
+    request one time limit per cool-down, not every request that arrives while it is tried
+    again; and a probe that never reports (its request was cancelled) cannot keep the breaker
+    open, as the next cool-down lets another probe through."""
 
     def __init__(self, failures: int, cooldown: float) -> None:
         self.failures = failures
@@ -93,21 +114,25 @@ class Breaker:
     def allows(self) -> bool:
         if self._opened_at is None:
             return True
-        if time.monotonic() - self._opened_at >= self.cooldown:
-            self._opened_at = None  # half-open: the next call decides
-            self._consecutive = self.failures - 1
-            return True
-        return False
+        now = time.monotonic()
+        if now - self._opened_at < self.cooldown:
+            return False
+        self._opened_at = now  # this call is the probe; the others wait for the next turn
+        return True
 
     def succeeded(self) -> None:
+        if self._opened_at is not None:
+            log.info("redis circuit closed")
         self._consecutive = 0
         self._opened_at = None
 
     def failed(self) -> None:
         self._consecutive += 1
-        if self._consecutive >= self.failures and self._opened_at is None:
-            self._opened_at = time.monotonic()
+        if self._consecutive < self.failures:
+            return
+        if self._opened_at is None:
             log.warning("redis circuit opened", extra={"cooldown": self.cooldown})
+        self._opened_at = time.monotonic()
 
 
 class RedisTier:
@@ -127,6 +152,10 @@ class RedisTier:
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
             max_connections=pool_size,
+            # With maintenance notifications on ("auto", redis-py 8.1's default) the pool
+            # hands out connections the server closed (a restart) without its check, and the
+            # next call fails (redis-py #4252). This is a plain Redis: none are sent anyway.
+            maint_notifications_config=MaintNotificationsConfig(enabled=False),
         )
 
     async def _call(self, what: str, operation: Any) -> Any:
@@ -137,7 +166,12 @@ class RedisTier:
         try:
             async with asyncio.timeout(self.timeout):
                 result = await operation()
-        except Exception as exc:  # any Redis trouble (timeouts included) is a miss
+        except ResponseError as exc:  # Redis answered, with an error (e.g. OOM): reachable
+            self.breaker.succeeded()
+            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+            log.warning("redis %s refused: %s", what, exc)
+            return None
+        except Exception as exc:  # any other Redis trouble (timeouts included) is a miss
             self.breaker.failed()
             metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
             log.warning("redis %s failed: %r", what, exc)

@@ -8,7 +8,7 @@ import pytest
 import redis
 from service_harness import free_port, owned_redis, serving
 
-from service.cache import redis_key
+from service.cache import CHECKSUM, redis_key
 
 # the same scenario written three ways: defaults spelled out, snake_case names, and counts
 # above what they are capped by (kt2024.md §11 CS2, CS5) — one canonical key
@@ -52,7 +52,7 @@ def test_equivalent_inputs_share_one_redis_entry(redis_url):
         assert second.metric("killmath_cache_lookups_total", tier="l2", result="hit") == 1
     assert len(keys(redis_url)) == 1
     with redis.Redis.from_url(redis_url) as client:
-        stored = orjson.loads(client.get(redis_key(a["canonicalKey"])))
+        stored = orjson.loads(client.get(redis_key(a["canonicalKey"]))[CHECKSUM:])
         assert 0 < client.ttl(redis_key(a["canonicalKey"])) <= 7 * 24 * 3600
     assert stored == {
         "k": a["canonicalKey"],

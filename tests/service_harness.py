@@ -4,10 +4,13 @@
 and always stops it. `redis_url` finds the test Redis: the machine's 127.0.0.1:6379 (db 13,
 flushed by the tests that use it); else a `redis-server` started on a free port if one is
 installed; else the test is skipped — except under CI=true, where a missing Redis fails.
+`controlled_redis` starts a Redis of the test's own (loadtests/redis_process.py) that the test
+may kill, pause, restart or fill — never the machine's shared one.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
@@ -19,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import httpx
 import pytest
@@ -26,6 +30,23 @@ import redis
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DB = 13
+
+
+def _load_redis_process() -> ModuleType:
+    """loadtests/redis_process.py, imported by path: loadtests/ is a script directory."""
+    name = "loadtests_redis_process"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, REPO / "loadtests" / "redis_process.py"
+        )
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+redis_process = _load_redis_process()
+RedisProcess = redis_process.RedisProcess
 
 
 def free_port() -> int:
@@ -156,6 +177,23 @@ def owned_redis() -> Iterator[str]:
         if process is not None:
             process.terminate()
             process.wait()
+
+
+@contextmanager
+def controlled_redis(*config: str) -> Iterator[RedisProcess]:
+    """A running `redis-server` of the test's own, with extra `config` arguments; stopped
+    (resumed first if paused) however the test ends. Without the binary the test is skipped,
+    except under CI=true, where it fails."""
+    try:
+        server = RedisProcess(*config).start()
+    except redis_process.RedisUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and no Redis of the test's own: {exc}")
+        pytest.skip(f"no Redis of the test's own: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def cli_batch(lines: list[str]) -> list[str]:

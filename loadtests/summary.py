@@ -5,7 +5,8 @@ run, so the cache figures count only this run's lookups. Hit ratio = lookups ans
 either cache tier / all lookups (every lookup starts at L1; L1 misses go to L2 when Redis is
 configured); GraphQL replies served whole from the service's reply cache are counted apart.
 With several uvicorn workers `/metrics` is one process's view, so run with one
-worker when the ratio matters.
+worker when the ratio matters. A soak (`run.sh --soak`) adds when its Redis was restarted
+(from the log of `redis_process.py`) and how many entries Redis held at the end.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -47,6 +49,7 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
     l2_hit, l2_miss = delta[("l2", "hit")], delta[("l2", "miss")]
     # GraphQL documents answered whole from the service's reply cache make no L1/L2 lookup.
     reply_hit, reply_miss = delta[("reply", "hit")], delta[("reply", "miss")]
+    errors = _delta(before, after, "killmath_redis_errors", "kind")
     lookups = l1_hit + l1_miss
     return {
         "lookups": int(lookups),
@@ -58,8 +61,14 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
         "graphqlReplyHitRatio": (
             round(reply_hit / (reply_hit + reply_miss), 4) if reply_hit + reply_miss else None
         ),
-        "redisErrors": int(sum(_delta(before, after, "killmath_redis_errors", "kind").values())),
+        "redisErrors": int(sum(errors.values())),
+        "redisErrorsByKind": {kind: int(n) for (kind,), n in sorted(errors.items()) if n},
     }
+
+
+def restarts(redis_log: str) -> list[float]:
+    """Seconds into the load at which `redis_process.py` restarted its server."""
+    return [float(s) for s in re.findall(r"restarted at ([0-9.]+) s", redis_log)]
 
 
 def _row(row: dict[str, str]) -> dict[str, float | int | str]:
@@ -82,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--redis", default="")
     parser.add_argument("--peak-rss-kib", type=int, default=0)
+    parser.add_argument("--redis-log", type=Path, help="a soak's redis_process.py log")
+    parser.add_argument("--redis-keys", type=int, help="entries in Redis at the end")
     args = parser.parse_args(argv)
 
     with args.stats_csv.open(newline="") as f:
@@ -99,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         },
         "cache": cache_summary(args.metrics_before.read_text(), args.metrics_after.read_text()),
     }
+    if args.redis_log is not None:
+        summary["redisRestartsAtSeconds"] = restarts(args.redis_log.read_text())
+    if args.redis_keys is not None:
+        summary["redisKeysAtEnd"] = args.redis_keys
     json.dump(summary, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

@@ -11,12 +11,18 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import random
+import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+import redis
 from prometheus_client import CollectorRegistry, Counter, generate_latest
 
 from schema import registry
@@ -108,6 +114,7 @@ def test_cache_summary_counts_only_the_run():
         "l2HitRatio": 0.6667,
         "graphqlReplyHitRatio": 0.5,
         "redisErrors": 3,
+        "redisErrorsByKind": {"TimeoutError": 3},
     }
     assert summary.cache_summary(before, before)["hitRatio"] is None
 
@@ -138,3 +145,57 @@ def test_summary_reads_locust_csv(tmp_path, capsys):
     assert out["cache"]["hitRatio"] == 0.75
     assert out["users"] == 5
     assert out["serverPeakRssMiB"] == 200.0
+
+
+RUN_SH = LOADTESTS / "run.sh"
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--redis-restarts", "2"], "--redis-restarts needs --soak"),
+        (["--soak", "--redis-restarts", "two"], "--redis-restarts takes a count"),
+        (["--soaked"], "unknown argument --soaked"),
+    ],
+)
+def test_run_sh_refuses_bad_soak_arguments_before_starting_anything(args, complaint):
+    done = subprocess.run(["bash", RUN_SH, *args], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert complaint in done.stderr
+    assert "--soak" in done.stdout  # the usage, which documents the flag
+
+
+def test_soak_redis_restarts_on_schedule_and_is_always_stopped(tmp_path):
+    """The soak's Redis driver: a URL file, restarts counted from SIGUSR1, gone after TERM."""
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true and no redis-server binary")
+        pytest.skip("no redis-server binary")
+    url_file = tmp_path / "url"
+    schedule = ["--restart-at", "0.2", "--restart-at", "0.4"]
+    driver = subprocess.Popen(
+        [sys.executable, LOADTESTS / "redis_process.py", "--url-file", url_file, *schedule],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while not url_file.exists():
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        client = redis.Redis.from_url(url_file.read_text().strip())
+        client.set("before", 1)
+        time.sleep(0.6)
+        assert client.get("before") == b"1"  # the clock waits for SIGUSR1
+        driver.send_signal(signal.SIGUSR1)
+        time.sleep(1.0)
+        assert client.get("before") is None  # restarted, empty, on the same port
+    finally:
+        driver.terminate()
+        out, _ = driver.communicate(timeout=15)
+    assert driver.returncode == 128 + signal.SIGTERM
+    first, second = summary.restarts(out)  # seconds after SIGUSR1, each once done
+    assert 0.2 <= first < second and second >= 0.4
+    with pytest.raises(redis.ConnectionError):
+        client.ping()  # nothing left listening
+    client.close()

@@ -12,11 +12,12 @@ from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 
 from engine.errors import InputError
 from engine.kt2024 import fight as fight_module
-from engine.kt2024 import optimal
+from engine.kt2024 import grid, optimal
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from engine.kt2024.scenario import camel
+from engine.kt2024.sequence import Sequence
 from engine.kt2024.weights import ExactWeights, FloatWeights
 from schema import registry
 
@@ -301,9 +302,14 @@ def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.Monk
     )
 
 
-def test_the_chain_refuses_fights_beyond_its_table_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fight_module, "TABLE_BUDGET", 50)
-    body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": 2}}
+@pytest.mark.parametrize(
+    ("module", "budget", "rounds"), [(fight_module, "TABLE_BUDGET", 1), (grid, "STATE_BUDGET", 2)]
+)
+def test_the_chain_refuses_fights_beyond_its_budget(
+    monkeypatch: pytest.MonkeyPatch, module: object, budget: str, rounds: int
+) -> None:
+    monkeypatch.setattr(module, budget, 50)
+    body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
     with pytest.raises(InputError) as caught:
         registry.run(body, "fight")
     assert (caught.value.code, caught.value.field, caught.value.limit) == (
@@ -313,23 +319,21 @@ def test_the_chain_refuses_fights_beyond_its_table_budget(monkeypatch: pytest.Mo
     )
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"fighterA": {"attacks": 3, "wounds": 7, "feelNoPain": 5}, "options": {"rounds": 3}},
-        {"fighterA": {"attacks": 4, "wounds": 9}, "fighterB": {"attacks": 3, "wounds": 6,
-         "feelNoPain": 4, "strategy": "PARRY"}, "options": {"firstToAct": "B", "rounds": 2}},
-        {"fighterA": {"attacks": 4, "wounds": 8, "curseOfRot": True},
-         "fighterB": {"attacks": 4, "wounds": 8, "strategy": "MIN_DAMAGE_TO_SELF"},
-         "options": {"rounds": 2}},
-    ],
-)  # fmt: skip
-def test_transitions_folded_in_small_chunks_agree(body: dict) -> None:
-    """Several sequences share one transition matrix (`fight.chained`), summed in chunks that
-    exact mode rescales when a deeper weight arrives: chunk size never changes a result."""
-    body = {"fighterA": {}, "fighterB": {}, **body}
-    whole = joint(body)
-    assert sum(whole.values()) == 1
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fight_module.Transitions, "CHUNK", 1)
-        assert joint(body) == whole
+def by_sequence(body: dict, exact: bool = True) -> dict:
+    """`final_wounds` along the sequence-by-sequence path (`fight.final_wounds` takes it for
+    single sequences and OPTIMAL), whatever the rounds."""
+    fight = engine_fight(body, exact)
+    weights = ExactWeights() if exact else FloatWeights()
+    return fight_module.by_sequence(fight, Sequence(fight), weights)
+
+
+@slow(40)
+@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
+def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
+    """Several sequences on the wounds grid (`grid.Chain`) against the same fight played one
+    sequence and one pair of starting wounds at a time, exactly and in float mode."""
+    body = {**body, "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])}}
+    assert joint(body) == by_sequence(body)
+    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
+    assert floats.keys() == exact.keys()
+    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)

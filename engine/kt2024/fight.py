@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from engine.errors import InputError
 
 from .fight_state import Moment, Pair, Status
 from .fighter import Fight
+from .grid import Chain
 from .optimal import Optimal
 from .sequence import Sequence
 from .strike import Action
-from .weights import ExactWeights, FloatWeights, Weights, power6
+from .weights import ExactWeights, FloatWeights, Weights
 from .wounds import restore
 
 TABLE_BUDGET = 3_000_000
@@ -147,19 +146,30 @@ class Outcomes:
 
 
 def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
-    """The joint distribution of (A's final wounds, B's final wounds), as `weights`.
+    """The joint distribution of (A's final wounds, B's final wounds), as `weights`' results.
 
-    Sequences are played one after the other on the distribution of their starting wounds.
+    Heuristic fights of several sequences run on the wounds grid (`grid.Chain`), where the
+    mass of every starting wounds pair moves through one sequence at once. Otherwise the
+    sequences are played one after the other on the distribution of their starting wounds:
+    a single sequence starts from one pair of wounds, which single steps serve more cheaply.
     A sequence's opening is looked up with canonical wounds (`wounds.Alike`) and the outcome
     shifted back, so openings whose wounds play alike share the work. OPTIMAL weighs expected
     wounds and later sequences, so its openings are only capped, and only in the last one.
     """
     sequence = Sequence(fight)
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
-    outcomes = Outcomes(sequence, weights, optimal)
     rounds = fight.options.rounds
-    if rounds > 1 and not optimal and not sequence.relics:
-        return {key: weights.result(w) for key, w in chained(fight, outcomes).items()}
+    if rounds > 1 and not optimal:
+        chain = Chain(fight, sequence, isinstance(weights, ExactWeights))
+        return chain.play(rounds, (fight.fighter_a.wounds, fight.fighter_b.wounds))
+    return by_sequence(fight, sequence, weights)
+
+
+def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
+    """`final_wounds` one sequence and one pair of starting wounds at a time."""
+    optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
+    rounds = fight.options.rounds
+    outcomes = Outcomes(sequence, weights, optimal)
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -204,138 +214,6 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
             else:
                 put(finals, wounds, w)
     return {key: weights.result(w) for key, w in finals.items()}
-
-
-def chained(fight: Fight, outcomes: Outcomes) -> dict[tuple[int, int], Any]:
-    """`final_wounds` of a fight of several sequences without Relics or OPTIMAL, as weights.
-
-    Nothing then carries from one sequence to the next but wounds, so a sequence is one fixed
-    transition matrix over the (wounds A, wounds B) grid, applied once per sequence. It is
-    built with numpy: the ending of each roll's sequence is looked up once per canonical pair
-    (`Outcomes.opening`) and shifted back over the whole grid. Exact mode keeps integer
-    numerators over 6**(depth × k) after k sequences (Python integers in object arrays).
-    """
-    exact, weights, sequence = fight.options.exact, outcomes.weights, outcomes.sequence
-    top_a, top_b = fight.fighter_a.wounds, fight.fighter_b.wounds
-    width = top_b + 1
-    cells = (top_a + 1) * width
-    rounds = fight.options.rounds
-    real_a, real_b = reachable(sequence, 0, rounds - 1), reachable(sequence, 1, rounds - 1)
-    grid = (len(real_a), len(real_b))
-    sources = (real_a[:, None] * width + real_b[None, :]).ravel()
-    transitions = Transitions(cells, exact)
-    for odds, (ca, na, la), (cb, nb, lb), map_a, map_b in opening_plan(sequence, "canonical"):
-        after_a, after_b = np.maximum(0, real_a - la), np.maximum(0, real_b - lb)  # F2
-        looked_a, looked_b = np.asarray(map_a)[after_a], np.asarray(map_b)[after_b]
-        alike_a, index_a = np.unique(looked_a, return_inverse=True)
-        alike_b, index_b = np.unique(looked_b, return_inverse=True)
-        entries = [  # (canonical pair, its ending wounds, weight)
-            (k, fa, fb, w)
-            for k, (wa, wb) in enumerate(
-                (wa, wb) for wa in alike_a.tolist() for wb in alike_b.tolist()
-            )
-            for ((fa, fb), _), w in (
-                {((wa, wb), (0, 0)): weights.one}  # F2 ended the battle
-                if wa == 0 or wb == 0
-                else outcomes.opening((Status(ca, na, wa), Status(cb, nb, wb)), 1)
-            ).items()
-        ]
-        canon, ends_a, ends_b, ws = zip(*entries, strict=True)
-        counts = np.bincount(canon, minlength=len(alike_a) * len(alike_b))
-        pair = (index_a[:, None] * len(alike_b) + index_b[None, :]).ravel()
-        repeat = counts[pair]  # the entries of each real pair: those of its canonical pair
-        runs = np.cumsum(repeat) - repeat
-        pick = np.repeat((np.cumsum(counts) - counts)[pair] - runs, repeat) + np.arange(
-            runs[-1] + repeat[-1]
-        )
-        shift_a = np.broadcast_to((after_a - looked_a)[:, None], grid).ravel()
-        shift_b = np.broadcast_to((after_b - looked_b)[None, :], grid).ravel()
-        end_a, end_b = np.asarray(ends_a)[pick], np.asarray(ends_b)[pick]
-        end_a = np.where(end_a > 0, end_a + np.repeat(shift_a, repeat), 0)  # `restore`
-        end_b = np.where(end_b > 0, end_b + np.repeat(shift_b, repeat), 0)
-        moves = np.repeat(sources, repeat) * cells + end_a * width + end_b
-        if exact:  # (numerator, exponent) of each entry's weight
-            numerators = np.array([w[0] for w in ws], dtype=object)[pick] * odds[0]
-            transitions.add(moves, numerators, np.array([w[1] for w in ws])[pick] + odds[1])
-        else:
-            transitions.add(moves, np.asarray(ws)[pick] * (odds[0] / power6(odds[1])))
-    matrix = transitions.done()
-    depth = transitions.depth
-    over = np.zeros((top_a + 1, width), dtype=bool)
-    over[0, :] = over[:, 0] = True
-    over = over.ravel()
-    now = np.zeros(cells, dtype=object if exact else float)
-    now[top_a * width + top_b] = 1
-    finals: dict[tuple[int, int], Any] = {}
-    for played in range(1, rounds + 1):
-        standing = np.flatnonzero(now)
-        now = now[standing] @ matrix[standing]
-        done = np.flatnonzero(now if played == rounds else np.where(over, now, 0))
-        for cell, w in zip(done.tolist(), now[done].tolist(), strict=True):
-            wounds = divmod(cell, width)
-            w = (w, played * depth) if exact else w
-            finals[wounds] = weights.add(finals[wounds], w) if wounds in finals else w
-        now[done] = 0
-    return finals
-
-
-class Transitions:
-    """A sequence's transition matrix over `cells` wound cells, summed from (move, weight)
-    chunks, folded in once they pass `CHUNK` entries so that memory stays bounded: float64,
-    or (exact) integer numerators over 6**depth, rescaled when a deeper weight arrives."""
-
-    CHUNK = 1 << 20
-
-    def __init__(self, cells: int, exact: bool) -> None:
-        self.cells, self.exact, self.depth = cells, exact, 0
-        self.flat = np.zeros(cells * cells, dtype=object if exact else float)
-        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
-        self._size = 0
-
-    def add(
-        self, moves: np.ndarray, amounts: np.ndarray, exponents: np.ndarray | None = None
-    ) -> None:
-        """Weights `amounts` (exact: numerators over 6**exponents) onto cells `moves` (from ×
-        cells + to)."""
-        self._pending.append((moves, amounts, exponents))
-        self._size += len(moves)
-        if self._size > self.CHUNK:
-            self.fold()
-
-    def fold(self) -> None:
-        if not self._pending:
-            return
-        moves, amounts, exponents = (list(part) for part in zip(*self._pending, strict=True))
-        moves, amounts = np.concatenate(moves), np.concatenate(amounts)
-        if self.exact:
-            exponents = np.concatenate(exponents)
-            deepest = max(self.depth, int(exponents.max()))
-            if deepest > self.depth:
-                self.flat *= power6(deepest - self.depth)
-                self.depth = deepest
-            factors = np.array([power6(deepest - e) for e in range(deepest + 1)], dtype=object)
-            np.add.at(self.flat, moves, amounts * factors[exponents])
-        else:
-            self.flat += np.bincount(moves, weights=amounts, minlength=len(self.flat))
-        self._pending, self._size = [], 0
-
-    def done(self) -> np.ndarray:
-        self.fold()
-        return self.flat.reshape(self.cells, self.cells)
-
-
-def reachable(sequence: Sequence, me: int, sequences: int) -> np.ndarray:
-    """Every wounds ≥ 1 that fighter `me` may start one of the next `sequences` sequences
-    with, ascending (a superset: any damage total the opponent's roll could deal)."""
-    alike, start = sequence.tactics.alike, sequence.fighters[me].wounds
-    losses = set()
-    for _, *rolled in sequence.rolls:
-        (_, _, curse), (crits, normals, _) = rolled[me], rolled[1 - me]
-        losses |= {curse + t for t in alike.totals(1 - me, Status(crits, normals, 0))}
-    wounds = {start}
-    for _ in range(sequences):
-        wounds |= {w - loss for w in wounds for loss in losses if w > loss}
-    return np.array(sorted(wounds))
 
 
 def opening_plan(sequence: Sequence, how: str) -> list[tuple]:

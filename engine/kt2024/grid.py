@@ -1,0 +1,442 @@
+"""Heuristic fights on the wounds grid: a sequence as moves between wound-free states.
+
+Within a sequence nothing but the wounds depends on the wounds: who acts, what a strike does to
+the unresolved successes and flags, its damage and its Relic and Feel No Pain odds are functions
+of the *wound-free* state (both statuses with wounds 0, whose step it is). A strike only
+subtracts its damage from the target's wounds. So every wound-free state carries numpy arrays
+over the whole (wounds A, wounds B) grid at once:
+
+* a heuristic fighter's choice (§9.5) at every cell (D2 and D4 compare the target's wounds with
+  a projected damage total, D5 compares projected ends);
+* where the deterministic projection of §9.6 ends from every cell (`Grid.ends`, encoded cells);
+* in the chain itself, the probability mass at every cell, pushed forward state by state in
+  an order in which every move goes to a later state (each move uses up a success).
+
+A fight of several sequences just pushes the mass of the ends through the next sequence.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from engine.errors import InputError
+
+from .decisions import wise_parry
+from .fight_state import CERTAIN, CRIT, NORMAL, Moment, Odds, Pair, Status, oriented, times
+from .fighter import Fight, Strategy
+from .sequence import Sequence, turn
+from .strike import (
+    ACTIONS,
+    CRIT_PARRY,
+    CRIT_STRIKE,
+    NORMAL_PARRY,
+    NORMAL_STRIKE,
+    RELIC_ODDS,
+    Action,
+    blow,
+    can_parry,
+    parry,
+    relic_applies,
+    suffer,
+)
+from .weights import power6
+
+STATE_BUDGET = 60_000
+"""The most wound-free states one fight may visit (projections and chain together). Each holds a
+few arrays over the wounds grid; at the §12 maxima (8 dice a side, 30 wounds, every flag rule)
+the count stays far below, so this only guards against a runaway."""
+
+CODE = {action: code for code, action in enumerate(ACTIONS)}
+Move = tuple[Odds, Pair, int]
+"""(odds, the wound-free pair after the action, damage to the opponent)."""
+Choice = tuple[np.ndarray | None, tuple[int, ...]]
+"""A choice over the grid: (action codes per cell, or None when every cell takes `codes[0]`;
+the codes that occur)."""
+
+
+class Grid:
+    """Moves, heuristic choices and projected ends of one fight, over its wounds grid."""
+
+    def __init__(self, fight: Fight, sequence: Sequence) -> None:
+        self.sequence = sequence
+        self.fighters = sequence.fighters
+        self.width = fight.fighter_b.wounds + 1
+        self.shape = (fight.fighter_a.wounds + 1, self.width)
+        cells = np.arange(self.shape[0] * self.width)
+        self.cells = cells
+        self.wounds = (cells // self.width, cells % self.width)  # per flat cell
+        self._moves: dict[tuple[int, Pair, Action, bool], tuple[Move, ...]] = {}
+        self._choices: dict[tuple[int, Pair, Strategy], Choice] = {}
+        self._ends: dict[tuple[Moment, tuple[Strategy, Strategy]], np.ndarray] = {}
+        self._shifts: dict[tuple[int, int], np.ndarray] = {}
+
+    def check(self) -> None:
+        if len(self._ends) + len(self._choices) > STATE_BUDGET:
+            raise too_large()
+
+    # ---- moves -----------------------------------------------------------------------
+    def moves(self, x: int, pair: Pair, action: Action, chance: bool) -> tuple[Move, ...]:
+        """Fighter x's action on a wound-free pair: S1–S11 or §9.4, with the Relic and Feel No
+        Pain dice (`chance`) or without (§9.6). Murderous Entrance's second strike is folded
+        in: it comes only when the target survived the first, and when it did not, the
+        sequence is over at that cell whatever the second strike would have done."""
+        key = (x, pair, action, chance)
+        found = self._moves.get(key)
+        if found is not None:
+            return found
+        fx, fy = self.fighters[x], self.fighters[1 - x]
+        xs, ys = oriented(pair, x)
+        verb, kind = action
+        if verb == "PARRY":
+            xs, ys = parry(fx, fy, xs, ys, kind)
+            found = ((CERTAIN, (xs, ys) if x == 0 else (ys, xs), 0),)
+        else:
+            first_crit = kind == CRIT and not xs.crit_struck
+            result = []
+            for odds, xs2, ys2, dmg in self._strike(x, xs, ys, kind, chance):
+                if first_crit and fx.murderous_entrance2021 and xs2.successes:  # S11
+                    again = CRIT if xs2.crits else NORMAL
+                    for odds2, xs3, ys3, dmg2 in self._strike(x, xs2, ys2, again, chance):
+                        result.append((times(odds, odds2), xs3, ys3, dmg + dmg2))
+                else:
+                    result.append((odds, xs2, ys2, dmg))
+            found = tuple(
+                (odds, (xs2, ys2) if x == 0 else (ys2, xs2), dmg) for odds, xs2, ys2, dmg in result
+            )
+        self._moves[key] = found
+        return found
+
+    def _strike(
+        self, x: int, xs: Status, ys: Status, kind: str, chance: bool
+    ) -> list[tuple[Odds, Status, Status, int]]:
+        """S1–S9 of one strike: (odds, X, Y, damage dealt) per Relic and Feel No Pain outcome."""
+        fx, fy = self.fighters[x], self.fighters[1 - x]
+        dmg, xs, ys = blow(fx, fy, xs, ys, kind)
+        damages: list[tuple[Odds, int, Status]] = [(CERTAIN, dmg, ys)]
+        if chance and relic_applies(fx, fy, xs, ys, kind, dmg):  # S8
+            ignored, kept = RELIC_ODDS[fy.saintly_relics]
+            spent = ys.set(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
+            damages = [(ignored, 0, spent), (kept, dmg, ys)]
+        return [
+            (times(odds, fnp), xs, y_after, final)
+            for odds, dealt, y_after in damages
+            for fnp, final in suffer(fy, dealt, chance)  # S9
+        ]
+
+    def total(self, x: int, pair: Pair, action: Action) -> int:
+        """The projected damage of fighter x's action (a strike with its S11 follow-up)."""
+        return self.moves(x, pair, action, False)[0][2]
+
+    # ---- heuristic choices (§9.5) ------------------------------------------------------
+    def choice(self, x: int, pair: Pair, strategy: Strategy) -> Choice:
+        """Fighter x's §9.5 choice (x active with ≥1 unresolved success) at every cell of a
+        tactical wound-free pair."""
+        key = (x, pair, strategy)
+        found = self._choices.get(key)
+        if found is None:
+            found = self._choices[key] = self._decide(x, pair, strategy)
+            self.check()
+        return found
+
+    def _decide(self, x: int, pair: Pair, strategy: Strategy) -> Choice:
+        y = 1 - x
+        fx, fy = self.fighters[x], self.fighters[y]
+        xs, ys = oriented(pair, x)
+        hit = CODE[CRIT_STRIKE if xs.crits else NORMAL_STRIKE]
+        if not ys.successes:  # D0
+            return (None, (hit,))
+        if not (can_parry(fy, xs, ys, CRIT) or can_parry(fy, xs, ys, NORMAL)):  # D1
+            return (None, (hit,))
+        if (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits:
+            return (None, (hit,))  # D3 (its crit strike is D2's strike too)
+        rest = self._strategy(x, pair, strategy, hit)  # D5
+        target = self.wounds[y]
+        block = self._last_block(x, xs, ys)  # D4
+        if block is not None:
+            code, reach = block
+            blocks = target <= reach
+            if blocks.any():
+                rest = (np.where(blocks, code, self.spread(rest)), (*rest[1], code))
+        kills = target <= self.total(x, pair, ACTIONS[hit])  # D2
+        if kills.any():
+            rest = (np.where(kills, hit, self.spread(rest)), (hit, *rest[1]))
+        return rest
+
+    def spread(self, choice: Choice) -> np.ndarray | int:
+        return choice[1][0] if choice[0] is None else choice[0]
+
+    def _strategy(self, x: int, pair: Pair, strategy: Strategy, hit: int) -> Choice:
+        """D5 at every cell."""
+        y = 1 - x
+        xs, ys = oriented(pair, x)
+        wise = wise_parry(self.fighters[y], xs, ys)
+        if strategy == "STRIKE" or wise is None:
+            return (None, (hit,))
+        if strategy == "PARRY":
+            return (None, (CODE[wise],))
+        plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
+        ((_, struck_pair, dmg),) = self.moves(x, pair, ACTIONS[hit], False)
+        ((_, parried_pair, _),) = self.moves(x, pair, wise, False)
+        struck = self.ends(turn(y, struck_pair), plan).take(self.shift(x, dmg))
+        parried = self.ends(turn(y, parried_pair), plan)
+        if strategy == "MIN_DAMAGE_TO_SELF":  # X's wounds at the end
+            strikes = self.final(struck, x) >= self.final(parried, x)
+        else:  # MAX_DAMAGE: Y's wounds at the end
+            strikes = self.final(struck, y) <= self.final(parried, y)
+        if strikes.all():
+            return (None, (hit,))
+        if not strikes.any():
+            return (None, (CODE[wise],))
+        return (np.where(strikes, hit, CODE[wise]), (hit, CODE[wise]))
+
+    def final(self, ends: np.ndarray, me: int) -> np.ndarray:
+        """Fighter me's wounds in encoded end cells."""
+        return ends // self.width if me == 0 else ends % self.width
+
+    # ---- the deterministic projection (§9.6) -------------------------------------------
+    def shift(self, x: int, dmg: int) -> np.ndarray:
+        """Flat cell indices after fighter x deals `dmg` to the other; cells where a fighter
+        is at 0 stay (the sequence is over there)."""
+        key = (x, dmg)
+        found = self._shifts.get(key)
+        if found is None:
+            a, b = self.wounds
+            alive = (a > 0) & (b > 0)
+            if x == 0:
+                moved = a * self.width + np.maximum(0, b - dmg)
+            else:
+                moved = np.maximum(0, a - dmg) * self.width + b
+            found = self._shifts[key] = np.where(alive, moved, self.cells)
+        return found
+
+    def ends(self, moment: Moment, plan: tuple[Strategy, Strategy]) -> np.ndarray:
+        """Where the projected rest of F4 from a tactical wound-free moment ends, as encoded
+        cells (A's wounds × width + B's wounds) over the grid, both fighters deciding by
+        `plan`."""
+        key = (moment, plan)
+        found = self._ends.get(key)
+        if found is not None:
+            return found
+        x, pair = moment.active, moment.pair
+        if not pair[x].successes:  # neither has one: over
+            found = self.cells
+        else:
+            codes, present = self.choice(x, pair, plan[x])
+            for code in present:
+                ((_, after, dmg),) = self.moves(x, pair, ACTIONS[code], False)
+                sub = self.ends(turn(1 - x, after), plan).take(self.shift(x, dmg))
+                found = sub if found is None else np.where(codes == code, sub, found)
+        self._ends[key] = found
+        self.check()
+        return found
+
+    def _last_block(self, x: int, xs: Status, ys: Status) -> tuple[int, int] | None:
+        """D4's candidate parry and the projected damage of X's strikes after it."""
+        fx, fy = self.fighters[x], self.fighters[1 - x]
+        for action in (NORMAL_PARRY, CRIT_PARRY):
+            if not can_parry(fy, xs, ys, action[1]):
+                continue
+            xs2, ys2 = parry(fx, fy, xs, ys, action[1])
+            if ys2.successes:
+                continue
+            reach = 0
+            while xs2.successes:
+                kind = CRIT if xs2.crits else NORMAL
+                pair = (xs2, ys2) if x == 0 else (ys2, xs2)
+                ((_, pair, dmg),) = self.moves(x, pair, ("STRIKE", kind), False)
+                xs2, ys2 = oriented(pair, x)
+                reach += dmg
+            return CODE[action], reach
+        return None
+
+
+class Precision:
+    """The chain's arithmetic, one code path for both precisions (§10).
+
+    Float: probabilities as float64. Exact: integer numerators over one power of 6 per
+    sequence. A move from a state with t unresolved successes (both fighters) to one with t′
+    multiplies by its odds a / 6**d; written over 6**(depth·(t − t′)) — `depth` being the most
+    Relic and Feel No Pain dice one strike can roll, never less than d per success used up —
+    every mass of a state with t successes shares the denominator 6**(base + depth·(top − t)).
+    Numerators fit int64 when the whole fight's denominator does, else they are Python ints.
+    """
+
+    def __init__(self, exact: bool, depth: int, top: int, step: int, rounds: int) -> None:
+        self.exact, self.depth, self.top = exact, depth, top
+        self.dtype: Any = float
+        if exact:
+            self.dtype = np.int64 if power6(step * rounds) < 2**63 else object
+
+    def zeros(self, shape: tuple[int, int]) -> np.ndarray:
+        return np.zeros(shape, dtype=self.dtype)
+
+    def scale(self, mass: np.ndarray, odds: Odds, grow: int) -> np.ndarray:
+        """`mass` times odds, its denominator's exponent growing by `grow` (≥ the odds')."""
+        if not self.exact:
+            return mass if odds == CERTAIN else mass * (odds[0] / power6(odds[1]))
+        factor = odds[0] * power6(grow - odds[1])
+        return mass if factor == 1 else mass * factor
+
+    def lift(self, mass: np.ndarray, left: int) -> np.ndarray:
+        """A mass of a state with `left` successes over the sequence's final denominator."""
+        return mass * power6(self.depth * left) if self.exact and self.depth and left else mass
+
+
+class Chain:
+    """The real resolution (§9.7) of heuristic fights, mass pushed over the wounds grid."""
+
+    def __init__(self, fight: Fight, sequence: Sequence, exact: bool) -> None:
+        self.sequence = sequence
+        self.grid = Grid(fight, sequence)
+        self.first = sequence.first
+        self.shape = self.grid.shape
+        depth = 0
+        for f in sequence.fighters:  # dice one strike against f may roll
+            relic = {"NONE": 0, "ONE_D6": 1, "TWO_D6": 2}[f.saintly_relics]
+            depth = max(depth, relic + (f.feel_no_pain is not None))
+        top = max((ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls), default=0)
+        self.roll_depth = sequence.rolls[0][0][1]
+        self.step = self.roll_depth + depth * top
+        self.precision = Precision(exact, depth, top, self.step, fight.options.rounds)
+
+    def play(self, rounds: int, start: tuple[int, int]) -> dict[tuple[int, int], Any]:
+        """The joint distribution of both fighters' final wounds (Fraction or float)."""
+        p = self.precision
+        finals = p.zeros(self.shape)
+        starts = {(0, 0): p.zeros(self.shape)}
+        starts[(0, 0)][start] = 1
+        for played in range(1, rounds + 1):
+            ended, dead = self.sequence_from(starts)
+            if p.exact:
+                finals = finals * power6(self.step)
+            finals += dead
+            starts = ended
+            if played == rounds or not starts:
+                for mass in starts.values():
+                    finals += mass
+                break
+        den = power6(self.step * played) if p.exact else 1
+        return {
+            (a, b): Fraction(int(finals[a, b]), den) if p.exact else float(finals[a, b])
+            for a, b in zip(*np.nonzero(finals), strict=True)
+        }
+
+    def sequence_from(
+        self, starts: dict[tuple[int, int], np.ndarray]
+    ) -> tuple[dict[tuple[int, int], np.ndarray], np.ndarray]:
+        """One sequence from the masses of its starting wounds (per relics used by A and B):
+        the masses where it ends with both standing (per relics used) and the mass of the
+        cells where a fighter is at 0 (over the sequence's final denominator)."""
+        seq, grid, p = self.sequence, self.grid, self.precision
+        dead = p.zeros(self.shape)
+        masses: dict[Moment, np.ndarray] = {}
+        queue: list[tuple[int, int, int, Moment]] = []
+        order = itertools.count()
+
+        def push(moment: Moment, mass: np.ndarray, x: int, dmg: int) -> None:
+            """Add `mass` (every cell standing) after fighter x dealt `dmg` to the other."""
+            target = masses.get(moment)
+            if target is None:
+                target = masses[moment] = p.zeros(self.shape)
+                pair = moment.pair
+                stage = 2 if not moment.duel else 0 if moment.active == self.first else 1
+                heapq.heappush(queue, (-total(pair), stage, next(order), moment))
+            if dmg == 0:
+                target += mass
+                return
+            left = total(moment.pair)
+            if x == 0:
+                if dmg < self.shape[1] - 1:
+                    target[:, 1 : self.shape[1] - dmg] += mass[:, 1 + dmg :]
+                dead[:, 0] += p.lift(mass[:, 1 : 1 + dmg].sum(axis=1), left)
+            else:
+                if dmg < self.shape[0] - 1:
+                    target[1 : self.shape[0] - dmg, :] += mass[1 + dmg :, :]
+                dead[0, :] += p.lift(mass[1 : 1 + dmg, :].sum(axis=0), left)
+
+        for (ra, rb), start in starts.items():
+            for curse, cursed in self.cursed(start).items():
+                alive, fallen = cursed
+                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+                    if (la, lb) != curse:
+                        continue
+                    pair = (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
+                    grow = self.roll_depth + p.depth * (p.top - ca - na - cb - nb)
+                    dead += p.scale(fallen, odds, self.step)
+                    push(seq.duel(self.first, pair), p.scale(alive, odds, grow), 0, 0)
+
+        ended: dict[tuple[int, int], np.ndarray] = {}
+        while queue:
+            *_, moment = heapq.heappop(queue)
+            mass = masses.pop(moment)
+            pair = moment.pair
+            t = total(pair)
+            if not moment.duel and t == 0:
+                spent = (pair[0].relics_used, pair[1].relics_used)
+                if spent in ended:
+                    ended[spent] += mass
+                else:
+                    ended[spent] = mass
+                continue
+            x = moment.active
+            if moment.duel:
+                action = seq.heuristic(moment)
+                codes, present = None, (CODE[action] if action else -1,)
+            else:
+                tactical = (pair[0].tactical(), pair[1].tactical())
+                codes, present = grid.choice(x, tactical, seq.fighters[x].strategy)
+                if codes is not None:
+                    codes = codes.reshape(self.shape)
+            for code in dict.fromkeys(present):
+                part = mass if codes is None else np.where(codes == code, mass, 0)
+                if code < 0:  # no Duelist parry
+                    push(seq.duel(1 - x if x == self.first else None, pair), part, x, 0)
+                    continue
+                for odds, after, dmg in grid.moves(x, pair, ACTIONS[code], True):
+                    nxt = (
+                        seq.duel(1 - x if x == self.first else None, after)
+                        if moment.duel
+                        else turn(1 - x, after)
+                    )
+                    push(nxt, p.scale(part, odds, p.depth * (t - total(after))), x, dmg)
+        return ended, dead
+
+    def cursed(self, start: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+        """F2: the start mass after each rolled curse damage (la to A, lb to B), split into
+        the cells where both stand and those where one fell (over the final denominator)."""
+        out = {}
+        height, width = self.shape
+        for la, lb in {(la, lb) for _, (_, _, la), (_, _, lb) in self.sequence.rolls}:
+            moved = self.precision.zeros(self.shape)
+            rows = self.precision.zeros(self.shape)
+            if la < height - 1:
+                rows[1 : height - la] = start[1 + la :]
+            rows[0] = start[1 : 1 + la].sum(axis=0) if la else start[0]
+            if lb < width - 1:
+                moved[:, 1 : width - lb] = rows[:, 1 + lb :]
+            moved[:, 0] = rows[:, 1 : 1 + lb].sum(axis=1) if lb else rows[:, 0]
+            fallen = moved.copy()
+            fallen[1:, 1:] = 0
+            moved[0, :] = 0
+            moved[:, 0] = 0
+            out[(la, lb)] = (moved, fallen)
+        return out
+
+
+def total(pair: Pair) -> int:
+    return pair[0].crits + pair[0].normals + pair[1].crits + pair[1].normals
+
+
+def too_large() -> InputError:
+    return InputError(
+        "LIMIT_EXCEEDED",
+        "options.rounds",
+        f"the exact chain of this fight needs more than {STATE_BUDGET} states; "
+        "use fewer rounds, attacks or wounds",
+        STATE_BUDGET,
+    )

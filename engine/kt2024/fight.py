@@ -8,7 +8,7 @@ the distribution of starting wounds while both fighters stand and `rounds` allow
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,12 +16,10 @@ from typing import Any
 
 from engine.errors import InputError
 
+from .chain import Chain
 from .fight_state import Moment, Pair, Status
 from .fighter import Fight
-from .grid import Chain
-from .optimal import Optimal
 from .sequence import Sequence
-from .strike import Action
 from .weights import ExactWeights, FloatWeights, Weights
 from .wounds import restore
 
@@ -63,60 +61,35 @@ class FightResult:
     fighter_b: FighterResult
 
 
-def chooser(sequence: Sequence) -> Callable[[Moment, int], Action | None]:
-    """What the mover does at a moment: its heuristic, or OPTIMAL's solved choice."""
-    if all(f.strategy != "OPTIMAL" for f in sequence.fighters):
-        return lambda moment, left: sequence.heuristic(moment)
-    optimal = Optimal(sequence)
-
-    def choose(moment: Moment, left: int) -> Action | None:
-        if sequence.fighters[sequence.mover(moment)].strategy == "OPTIMAL":
-            return optimal.choice(moment, left)
-        return sequence.heuristic(moment)
-
-    return choose
-
-
 class Outcomes:
     """Where the rest of a sequence ends from a moment: {Ending: weight}, memoised.
 
-    Deterministic steps share their successor's table; only chance steps mix tables. The
-    choice at a moment may depend on the sequences left only when a fighter is OPTIMAL.
+    Deterministic steps share their successor's table; only chance steps mix tables.
     """
 
-    def __init__(self, sequence: Sequence, weights: Weights, optimal: bool) -> None:
+    def __init__(self, sequence: Sequence, weights: Weights) -> None:
         self.sequence = sequence
         self.weights = weights
-        self.choose = chooser(sequence)
-        self.optimal = optimal
         self.alike = sequence.tactics.alike
         self.certain = sequence.certain
-        self._memo: dict[tuple[Moment, int], dict[Ending, Any]] = {}
+        self._memo: dict[Moment, dict[Ending, Any]] = {}
         self.entries = 0  # in the tables built by chance steps, against TABLE_BUDGET
 
-    def alike_pair(self, pair: Pair, left: int) -> Pair:
-        """The pair to look up (`wounds.Alike`). OPTIMAL weighs expected wounds and later
-        sequences, so for it only wounds out of reach in the last sequence are alike."""
-        if not self.optimal:
-            return self.alike.canonical(pair)
-        return self.alike.capped(pair) if left == 1 else pair
-
-    def opening(self, pair: Pair, left: int) -> dict[Ending, Any]:
+    def opening(self, pair: Pair) -> dict[Ending, Any]:
         """Where a sequence opening (at F3) with `pair` ends."""
         if self.certain:
             return {(self.sequence.settle(pair), (0, 0)): self.weights.one}
-        return self.ends(self.sequence.opening_moment(pair), left)
+        return self.ends(self.sequence.opening_moment(pair))
 
-    def ends(self, moment: Moment, left: int) -> dict[Ending, Any]:
-        key = (moment, left if self.optimal else 0)
-        table = self._memo.get(key)
+    def ends(self, moment: Moment) -> dict[Ending, Any]:
+        table = self._memo.get(moment)
         if table is not None:
             return table
         seq, weights = self.sequence, self.weights
         pair = moment.pair
-        alike = self.alike_pair(pair, left)
+        alike = self.alike.canonical(pair)
         if alike != pair:  # look the alike wounds up, shift the survivors back
-            shifted = self.ends(Moment(moment.duel, moment.active, alike), left)
+            shifted = self.ends(Moment(moment.duel, moment.active, alike))
             (wa, wb), (wa_, wb_) = (
                 (pair[0].wounds, pair[1].wounds),
                 (alike[0].wounds, alike[1].wounds),
@@ -129,47 +102,47 @@ class Outcomes:
             a, b = moment.pair
             table = {((a.wounds, b.wounds), (a.relics_used, b.relics_used)): weights.one}
         else:
-            branches = seq.after(moment, self.choose(moment, left))
+            branches = seq.after(moment, seq.heuristic(moment))
             if len(branches) == 1:
-                table = self.ends(branches[0][1], left)
+                table = self.ends(branches[0][1])
             else:
                 table = {}
                 for odds, nxt in branches:
-                    for end, w in self.ends(nxt, left).items():
+                    for end, w in self.ends(nxt).items():
                         w = weights.scale(w, odds)
                         table[end] = weights.add(table[end], w) if end in table else w
                 self.entries += len(table)
                 if self.entries > TABLE_BUDGET:
                     raise too_large()
-        self._memo[key] = table
+        self._memo[moment] = table
         return table
 
 
 def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     """The joint distribution of (A's final wounds, B's final wounds), as `weights`' results.
 
-    Heuristic fights of several sequences run on the wounds grid (`grid.Chain`), where the
-    mass of every starting wounds pair moves through one sequence at once. Otherwise the
-    sequences are played one after the other on the distribution of their starting wounds:
-    a single sequence starts from one pair of wounds, which single steps serve more cheaply.
-    A sequence's opening is looked up with canonical wounds (`wounds.Alike`) and the outcome
-    shifted back, so openings whose wounds play alike share the work. OPTIMAL weighs expected
-    wounds and later sequences, so its openings are only capped, and only in the last one.
+    Fights of several sequences, and every fight with an OPTIMAL fighter (whose values are
+    solved over all wounds anyway), run on the wounds grid (`chain.Chain`): the mass of every
+    pair of starting wounds moves through a sequence at once. A heuristic fight of one
+    sequence starts from a single pair of wounds, which single steps (`by_sequence`) serve
+    more cheaply.
     """
     sequence = Sequence(fight)
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     rounds = fight.options.rounds
-    if rounds > 1 and not optimal:
+    if rounds > 1 or optimal:
         chain = Chain(fight, sequence, isinstance(weights, ExactWeights))
         return chain.play(rounds, (fight.fighter_a.wounds, fight.fighter_b.wounds))
     return by_sequence(fight, sequence, weights)
 
 
 def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
-    """`final_wounds` one sequence and one pair of starting wounds at a time."""
-    optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
+    """`final_wounds` of a heuristic fight, one sequence and one pair of starting wounds at a
+    time (any rounds: the grid chain is checked against it). A sequence's opening is looked up
+    with canonical wounds (`wounds.Alike`) and the outcome shifted back, so openings whose
+    wounds play alike share the work."""
     rounds = fight.options.rounds
-    outcomes = Outcomes(sequence, weights, optimal)
+    outcomes = Outcomes(sequence, weights)
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -178,15 +151,11 @@ def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tupl
     starts: dict[Ending, Any] = {
         ((fight.fighter_a.wounds, fight.fighter_b.wounds), (0, 0)): weights.one
     }
-    # sequences looked up by (roll, wounds looked up with, relics used), kept for the next
-    # sequences unless OPTIMAL plays, whose choices depend on the sequences left
+    # sequences looked up by (roll, wounds looked up with, relics used)
     seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
+    plan = opening_plan(sequence)
     for played in range(rounds):
         left = rounds - played
-        how = "exact" if optimal and left > 1 else "capped" if optimal else "canonical"
-        plan = opening_plan(sequence, how)
-        if optimal:
-            seen.clear()
         ending: dict[Ending, Any] = {}
         for ((wa0, wb0), relics), w in starts.items():
             for index, (odds, (ca, na, la), (cb, nb, lb), map_a, map_b) in enumerate(plan):
@@ -203,7 +172,7 @@ def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tupl
                         Status(ca, na, wa_, relics_used=relics[0]),
                         Status(cb, nb, wb_, relics_used=relics[1]),
                     )
-                    table = seen[key] = outcomes.opening(pair, left)
+                    table = seen[key] = outcomes.opening(pair)
                 for ((fa, fb), spent), u in table.items():
                     end = ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent)
                     put(ending, end, weights.times(v, u))
@@ -216,7 +185,7 @@ def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tupl
     return {key: weights.result(w) for key, w in finals.items()}
 
 
-def opening_plan(sequence: Sequence, how: str) -> list[tuple]:
+def opening_plan(sequence: Sequence) -> list[tuple]:
     """Per joint roll (F1 + F2): its odds, both fighters' (crits, normals, curse damage) and
     the wounds to look its sequence up with (`wounds.Alike.map`) for each fighter."""
     alike = sequence.tactics.alike
@@ -225,8 +194,8 @@ def opening_plan(sequence: Sequence, how: str) -> list[tuple]:
             odds,
             (ca, na, la),
             (cb, nb, lb),
-            alike.map(1, cb, nb, how),
-            alike.map(0, ca, na, how),
+            alike.map(1, cb, nb),
+            alike.map(0, ca, na),
         )
         for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls
     ]

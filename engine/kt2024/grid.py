@@ -17,11 +17,6 @@ A fight of several sequences just pushes the mass of the ends through the next s
 
 from __future__ import annotations
 
-import heapq
-import itertools
-from fractions import Fraction
-from typing import Any
-
 import numpy as np
 
 from engine.errors import InputError
@@ -44,7 +39,6 @@ from .strike import (
     relic_applies,
     suffer,
 )
-from .weights import power6
 
 STATE_BUDGET = 60_000
 """The most wound-free states one fight may visit (projections and chain together). Each holds a
@@ -253,179 +247,6 @@ class Grid:
                 reach += dmg
             return CODE[action], reach
         return None
-
-
-class Precision:
-    """The chain's arithmetic, one code path for both precisions (§10).
-
-    Float: probabilities as float64. Exact: integer numerators over one power of 6 per
-    sequence. A move from a state with t unresolved successes (both fighters) to one with t′
-    multiplies by its odds a / 6**d; written over 6**(depth·(t − t′)) — `depth` being the most
-    Relic and Feel No Pain dice one strike can roll, never less than d per success used up —
-    every mass of a state with t successes shares the denominator 6**(base + depth·(top − t)).
-    Numerators fit int64 when the whole fight's denominator does, else they are Python ints.
-    """
-
-    def __init__(self, exact: bool, depth: int, top: int, step: int, rounds: int) -> None:
-        self.exact, self.depth, self.top = exact, depth, top
-        self.dtype: Any = float
-        if exact:
-            self.dtype = np.int64 if power6(step * rounds) < 2**63 else object
-
-    def zeros(self, shape: tuple[int, int]) -> np.ndarray:
-        return np.zeros(shape, dtype=self.dtype)
-
-    def scale(self, mass: np.ndarray, odds: Odds, grow: int) -> np.ndarray:
-        """`mass` times odds, its denominator's exponent growing by `grow` (≥ the odds')."""
-        if not self.exact:
-            return mass if odds == CERTAIN else mass * (odds[0] / power6(odds[1]))
-        factor = odds[0] * power6(grow - odds[1])
-        return mass if factor == 1 else mass * factor
-
-    def lift(self, mass: np.ndarray, left: int) -> np.ndarray:
-        """A mass of a state with `left` successes over the sequence's final denominator."""
-        return mass * power6(self.depth * left) if self.exact and self.depth and left else mass
-
-
-class Chain:
-    """The real resolution (§9.7) of heuristic fights, mass pushed over the wounds grid."""
-
-    def __init__(self, fight: Fight, sequence: Sequence, exact: bool) -> None:
-        self.sequence = sequence
-        self.grid = Grid(fight, sequence)
-        self.first = sequence.first
-        self.shape = self.grid.shape
-        depth = 0
-        for f in sequence.fighters:  # dice one strike against f may roll
-            relic = {"NONE": 0, "ONE_D6": 1, "TWO_D6": 2}[f.saintly_relics]
-            depth = max(depth, relic + (f.feel_no_pain is not None))
-        top = max((ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls), default=0)
-        self.roll_depth = sequence.rolls[0][0][1]
-        self.step = self.roll_depth + depth * top
-        self.precision = Precision(exact, depth, top, self.step, fight.options.rounds)
-
-    def play(self, rounds: int, start: tuple[int, int]) -> dict[tuple[int, int], Any]:
-        """The joint distribution of both fighters' final wounds (Fraction or float)."""
-        p = self.precision
-        finals = p.zeros(self.shape)
-        starts = {(0, 0): p.zeros(self.shape)}
-        starts[(0, 0)][start] = 1
-        for played in range(1, rounds + 1):
-            ended, dead = self.sequence_from(starts)
-            if p.exact:
-                finals = finals * power6(self.step)
-            finals += dead
-            starts = ended
-            if played == rounds or not starts:
-                for mass in starts.values():
-                    finals += mass
-                break
-        den = power6(self.step * played) if p.exact else 1
-        return {
-            (a, b): Fraction(int(finals[a, b]), den) if p.exact else float(finals[a, b])
-            for a, b in zip(*np.nonzero(finals), strict=True)
-        }
-
-    def sequence_from(
-        self, starts: dict[tuple[int, int], np.ndarray]
-    ) -> tuple[dict[tuple[int, int], np.ndarray], np.ndarray]:
-        """One sequence from the masses of its starting wounds (per relics used by A and B):
-        the masses where it ends with both standing (per relics used) and the mass of the
-        cells where a fighter is at 0 (over the sequence's final denominator)."""
-        seq, grid, p = self.sequence, self.grid, self.precision
-        dead = p.zeros(self.shape)
-        masses: dict[Moment, np.ndarray] = {}
-        queue: list[tuple[int, int, int, Moment]] = []
-        order = itertools.count()
-
-        def push(moment: Moment, mass: np.ndarray, x: int, dmg: int) -> None:
-            """Add `mass` (every cell standing) after fighter x dealt `dmg` to the other."""
-            target = masses.get(moment)
-            if target is None:
-                target = masses[moment] = p.zeros(self.shape)
-                pair = moment.pair
-                stage = 2 if not moment.duel else 0 if moment.active == self.first else 1
-                heapq.heappush(queue, (-total(pair), stage, next(order), moment))
-            if dmg == 0:
-                target += mass
-                return
-            left = total(moment.pair)
-            if x == 0:
-                if dmg < self.shape[1] - 1:
-                    target[:, 1 : self.shape[1] - dmg] += mass[:, 1 + dmg :]
-                dead[:, 0] += p.lift(mass[:, 1 : 1 + dmg].sum(axis=1), left)
-            else:
-                if dmg < self.shape[0] - 1:
-                    target[1 : self.shape[0] - dmg, :] += mass[1 + dmg :, :]
-                dead[0, :] += p.lift(mass[1 : 1 + dmg, :].sum(axis=0), left)
-
-        for (ra, rb), start in starts.items():
-            for curse, cursed in self.cursed(start).items():
-                alive, fallen = cursed
-                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-                    if (la, lb) != curse:
-                        continue
-                    pair = (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
-                    grow = self.roll_depth + p.depth * (p.top - ca - na - cb - nb)
-                    dead += p.scale(fallen, odds, self.step)
-                    push(seq.duel(self.first, pair), p.scale(alive, odds, grow), 0, 0)
-
-        ended: dict[tuple[int, int], np.ndarray] = {}
-        while queue:
-            *_, moment = heapq.heappop(queue)
-            mass = masses.pop(moment)
-            pair = moment.pair
-            t = total(pair)
-            if not moment.duel and t == 0:
-                spent = (pair[0].relics_used, pair[1].relics_used)
-                if spent in ended:
-                    ended[spent] += mass
-                else:
-                    ended[spent] = mass
-                continue
-            x = moment.active
-            if moment.duel:
-                action = seq.heuristic(moment)
-                codes, present = None, (CODE[action] if action else -1,)
-            else:
-                tactical = (pair[0].tactical(), pair[1].tactical())
-                codes, present = grid.choice(x, tactical, seq.fighters[x].strategy)
-                if codes is not None:
-                    codes = codes.reshape(self.shape)
-            for code in dict.fromkeys(present):
-                part = mass if codes is None else np.where(codes == code, mass, 0)
-                if code < 0:  # no Duelist parry
-                    push(seq.duel(1 - x if x == self.first else None, pair), part, x, 0)
-                    continue
-                for odds, after, dmg in grid.moves(x, pair, ACTIONS[code], True):
-                    nxt = (
-                        seq.duel(1 - x if x == self.first else None, after)
-                        if moment.duel
-                        else turn(1 - x, after)
-                    )
-                    push(nxt, p.scale(part, odds, p.depth * (t - total(after))), x, dmg)
-        return ended, dead
-
-    def cursed(self, start: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-        """F2: the start mass after each rolled curse damage (la to A, lb to B), split into
-        the cells where both stand and those where one fell (over the final denominator)."""
-        out = {}
-        height, width = self.shape
-        for la, lb in {(la, lb) for _, (_, _, la), (_, _, lb) in self.sequence.rolls}:
-            moved = self.precision.zeros(self.shape)
-            rows = self.precision.zeros(self.shape)
-            if la < height - 1:
-                rows[1 : height - la] = start[1 + la :]
-            rows[0] = start[1 : 1 + la].sum(axis=0) if la else start[0]
-            if lb < width - 1:
-                moved[:, 1 : width - lb] = rows[:, 1 + lb :]
-            moved[:, 0] = rows[:, 1 : 1 + lb].sum(axis=1) if lb else rows[:, 0]
-            fallen = moved.copy()
-            fallen[1:, 1:] = 0
-            moved[0, :] = 0
-            moved[:, 0] = 0
-            out[(la, lb)] = (moved, fallen)
-        return out
 
 
 def total(pair: Pair) -> int:

@@ -1,109 +1,173 @@
-"""OPTIMAL (§9.8): backward induction over the whole battle on exact values.
+"""OPTIMAL (§9.8): backward induction over the whole battle, on the wounds grid.
 
-The value of a moment, from fighter A's side, is the pair (U, D) with U = P(B ends at 0) −
-P(A ends at 0) and D = E[A's final wounds − B's final wounds]. A maximises it, B minimises it
-(its own U and D are the negatives, so OPTIMAL vs OPTIMAL is zero-sum expectiminimax); a
-heuristic mover plays its §9.5 choice. Ties fall to the earlier candidate of §9.8 O4. Values are
-exact integers over powers of 6 in both precisions, so the policy never depends on `exact`.
+The value of a wound-free moment, from fighter A's side, is the pair (U, D) at every cell of the
+(wounds A, wounds B) grid: U = P(B ends at 0) − P(A ends at 0), D = E[A's final wounds − B's
+final wounds]. A maximises it, B minimises it (its own U and D are the negatives, so OPTIMAL vs
+OPTIMAL is zero-sum expectiminimax); a heuristic mover plays its §9.5 choice. Ties fall to the
+earlier candidate of §9.8 O4.
+
+Values are exact in both precisions, so the policy never depends on `exact`: integer numerators
+over a power of 6 that every candidate at a moment shares, so that comparing two candidates is
+comparing integers. A moment with t unresolved successes (both fighters) and `left` sequences to
+play (this one included) is over 6**(depth·t + (left − 1)·step), with `depth` and `step` as in
+the chain (`grid.Precision`): a move from t to t′ with odds a / 6**d multiplies its successor's
+numerators by a·6**(depth·(t − t′) − d).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
 from engine.errors import InputError
 
-from .fight_state import Moment, Odds
-from .sequence import Sequence
-from .strike import Action
+from .fight_state import Moment, Status
+from .grid import CODE, Choice, Grid, total
+from .sequence import Sequence, turn
+from .strike import ACTIONS
 from .weights import power6
 
-STATE_BUDGET = 600_000
-"""The most moments OPTIMAL may solve in one fight. The §12 limits bound the state space but
-not well enough for backward induction over every later sequence: 8 dice a side, 30 wounds
-and 5 sequences would need tens of millions of solved moments (many gigabytes). Past this
-budget (some 700 MB) the request is refused rather than left to exhaust the process."""
+STATE_BUDGET = 60_000
+"""The most (moment, sequences left) values OPTIMAL may solve in one fight. Each is two arrays
+over the wounds grid of integer numerators (Python integers once they outgrow int64); near the
+§12 maxima (8 dice a side, 30 wounds, 5 sequences) they would need many gigabytes. Past this
+budget the request is refused rather than left to exhaust the process."""
 
-Value = tuple[int, int, int]
-"""(U numerator, D numerator, exponent): U and D over 6**exponent, from A's side."""
-
-
-def terminal(wounds_a: int, wounds_b: int) -> Value:
-    return ((wounds_b == 0) - (wounds_a == 0), wounds_a - wounds_b, 0)
-
-
-def expectation(branches: list[tuple[Odds, Value]]) -> Value:
-    depth = max(d + e for (_, d), (_, _, e) in branches)
-    u = dd = 0
-    for (a, d), (bu, bd, e) in branches:
-        factor = a * power6(depth - d - e)
-        u += factor * bu
-        dd += factor * bd
-    return (u, dd, depth)
-
-
-def better(v: Value, w: Value) -> bool:
-    """Is v strictly better than w for A, comparing U, then D, exactly?"""
-    shift_v, shift_w = power6(max(0, w[2] - v[2])), power6(max(0, v[2] - w[2]))
-    return (v[0] * shift_v, v[1] * shift_v) > (w[0] * shift_w, w[1] * shift_w)
+Value = tuple[np.ndarray, np.ndarray]
+"""(U numerators, D numerators) over the flat wounds grid, from A's side."""
 
 
 class Optimal:
     """The OPTIMAL fighters' choices in one fight, solved on demand and memoised."""
 
-    def __init__(self, sequence: Sequence) -> None:
-        self.sequence = sequence
+    def __init__(
+        self,
+        sequence: Sequence,
+        grid: Grid,
+        depth: int,
+        step: int,
+        choose: Callable[[Moment, int], Choice],
+        rounds: int,
+    ) -> None:
+        self.sequence, self.grid, self.depth, self.step = sequence, grid, depth, step
+        self.choose = choose
+        a, b = grid.wounds
+        big = 31 * power6(step * rounds) >= 2**63
+        self.dtype: Any = object if big else np.int64
+        self.terminal = (
+            ((b == 0).astype(np.int64) - (a == 0)).astype(self.dtype),
+            (a - b).astype(self.dtype),
+        )
+        self.dead = (a == 0) | (b == 0)
         self._values: dict[tuple[Moment, int], Value] = {}
-        self._choices: dict[tuple[Moment, int], Action | None] = {}
-        self._starts: dict[tuple[tuple[int, int], tuple[int, int], int], Value] = {}
+        self._choices: dict[tuple[Moment, int], Choice] = {}
+        self._starts: dict[tuple[tuple[int, int], int], Value] = {}
+        self._curses: dict[tuple[int, int], np.ndarray] = {}
 
-    def choice(self, moment: Moment, left: int) -> Action | None:
-        """The OPTIMAL mover's action at `moment`, `left` sequences to play (this one included)."""
-        moment = self.lookup(moment, left)
+    def choice(self, moment: Moment, left: int) -> Choice:
+        """The OPTIMAL mover's choice at every cell, `left` sequences to play."""
         key = (moment, left)
         if key not in self._choices:
             self.value(moment, left)
         return self._choices[key]
 
-    def lookup(self, moment: Moment, left: int) -> Moment:
-        """In the last sequence, wounds out of every reachable damage total only shift D, so
-        the moment is solved with them capped (`wounds.Alike.capped`)."""
-        if left != 1:
-            return moment
-        return Moment(moment.duel, moment.active, self.sequence.tactics.alike.capped(moment.pair))
-
     def value(self, moment: Moment, left: int) -> Value:
-        looked = self.lookup(moment, left)
-        if looked.pair != moment.pair:
-            u, d, e = self.value(looked, left)
-            (a, b), (a_, b_) = moment.pair, looked.pair
-            return (u, d + (a.wounds - a_.wounds - b.wounds + b_.wounds) * power6(e), e)
         key = (moment, left)
         known = self._values.get(key)
         if known is not None:
             return known
-        seq = self.sequence
-        if seq.over(moment):
-            a, b = moment.pair
-            if a.wounds == 0 or b.wounds == 0 or left == 1:
-                value = terminal(a.wounds, b.wounds)
-            else:
-                value = self.start((a.wounds, b.wounds), (a.relics_used, b.relics_used), left - 1)
-            self._values[key] = value
-            return value
         if len(self._values) >= STATE_BUDGET:
             raise self.too_large()
-        x = seq.mover(moment)
-        if seq.fighters[x].strategy == "OPTIMAL":
-            best: Action | None = None
-            value = None
-            for action in seq.candidates(moment):
-                v = self._after(moment, action, left)
-                if value is None or (better(v, value) if x == 0 else better(value, v)):
-                    best, value = action, v
-            self._choices[key] = best
+        seq = self.sequence
+        pair = moment.pair
+        t = total(pair)
+        if not moment.duel and t == 0:  # over: the next sequence, or the battle's end
+            base = power6((left - 1) * self.step)
+            u, d = self.terminal[0] * base, self.terminal[1] * base
+            if left > 1:
+                nu, nd = self.start((pair[0].relics_used, pair[1].relics_used), left - 1)
+                u, d = np.where(self.dead, u, nu), np.where(self.dead, d, nd)
+            self._values[key] = (u, d)
+            return (u, d)
+        x = moment.active
+        optimal = seq.fighters[x].strategy == "OPTIMAL"
+        if optimal:
+            candidates = tuple(CODE[a] if a else -1 for a in seq.candidates(moment))
+            codes = None
         else:
-            value = self._after(moment, seq.heuristic(moment), left)
+            codes, candidates = self.choose(moment, left)
+        value: Value | None = None
+        best = None
+        for code in dict.fromkeys(candidates):
+            q = self._after(moment, x, code, t, left)
+            if value is None:
+                value, best = q, (None if optimal else codes)
+                first = code
+            elif optimal:
+                u, d = value
+                if x == 0:
+                    wins = (q[0] > u) | ((q[0] == u) & (q[1] > d))
+                else:
+                    wins = (q[0] < u) | ((q[0] == u) & (q[1] < d))
+                if wins.any():
+                    value = (np.where(wins, q[0], u), np.where(wins, q[1], d))
+                    best = np.where(wins, code, first if best is None else best)
+            else:
+                match = codes == code
+                value = (np.where(match, q[0], value[0]), np.where(match, q[1], value[1]))
+        if optimal:
+            present = tuple(dict.fromkeys(candidates)) if best is not None else (first,)
+            self._choices[key] = (best, present)
         self._values[key] = value
         return value
+
+    def _after(self, moment: Moment, x: int, code: int, t: int, left: int) -> Value:
+        """Fighter x's action `code` (−1: no Duelist parry) at every cell."""
+        seq, grid = self.sequence, self.grid
+        following = 1 - x if x == seq.first else None
+        if code < 0:
+            return self.value(seq.duel(following, moment.pair), left)
+        u = d = None
+        for odds, after, dmg in grid.moves(x, moment.pair, ACTIONS[code], True):
+            nxt = seq.duel(following, after) if moment.duel else turn(1 - x, after)
+            vu, vd = self.value(nxt, left)
+            shift = grid.shift(x, dmg)
+            factor = odds[0] * power6(self.depth * (t - total(after)) - odds[1])
+            vu, vd = vu.take(shift) * factor, vd.take(shift) * factor
+            u, d = (vu, vd) if u is None else (u + vu, d + vd)
+        return (u, d)
+
+    def start(self, relics: tuple[int, int], left: int) -> Value:
+        """The value of a sequence about to be rolled (F1), over 6**(left·step)."""
+        key = (relics, left)
+        known = self._starts.get(key)
+        if known is not None:
+            return known
+        seq = self.sequence
+        u = d = None
+        for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+            pair = (
+                Status(ca, na, 0, relics_used=relics[0]),
+                Status(cb, nb, 0, relics_used=relics[1]),
+            )
+            vu, vd = self.value(seq.duel(seq.first, pair), left)
+            shift = self.curse(la, lb)
+            factor = odds[0] * power6(self.step - odds[1] - self.depth * (ca + na + cb + nb))
+            vu, vd = vu.take(shift) * factor, vd.take(shift) * factor
+            u, d = (vu, vd) if u is None else (u + vu, d + vd)
+        self._starts[key] = (u, d)
+        return (u, d)
+
+    def curse(self, la: int, lb: int) -> np.ndarray:
+        """Flat cells after F2's curse damage (la to A, lb to B), fallen cells kept."""
+        found = self._curses.get((la, lb))
+        if found is None:
+            a, b = self.grid.wounds
+            moved = np.maximum(0, a - la) * self.grid.width + np.maximum(0, b - lb)
+            found = self._curses[(la, lb)] = np.where(self.dead, self.grid.cells, moved)
+        return found
 
     def too_large(self) -> InputError:
         side = "fighterA" if self.sequence.fighters[0].strategy == "OPTIMAL" else "fighterB"
@@ -114,23 +178,3 @@ class Optimal:
             "attacks, wounds and rounds; use fewer of them or a heuristic strategy",
             STATE_BUDGET,
         )
-
-    def _after(self, moment: Moment, action: Action | None, left: int) -> Value:
-        return expectation(
-            [(odds, self.value(nxt, left)) for odds, nxt in self.sequence.after(moment, action)]
-        )
-
-    def start(self, wounds: tuple[int, int], relics: tuple[int, int], left: int) -> Value:
-        """The value of a sequence about to be rolled (F1)."""
-        key = (wounds, relics, left)
-        known = self._starts.get(key)
-        if known is None:
-            seq = self.sequence
-            branches = []
-            for odds, pair in seq.begin(wounds, relics):
-                if pair[0].wounds == 0 or pair[1].wounds == 0:
-                    branches.append((odds, terminal(pair[0].wounds, pair[1].wounds)))
-                else:
-                    branches.append((odds, self.value(seq.opening_moment(pair), left)))
-            known = self._starts[key] = expectation(branches)
-        return known

@@ -2,8 +2,8 @@
 
 F1 and F2 (the roll and the curse damage) produce the opening pairs; F3 (Duelist) and F4
 (alternation) are moments whose mover takes one action. Who may do what is decided here; what a
-mover chooses is the strategies' business (`decisions` for the heuristics, `optimal` for
-OPTIMAL), so the forward chain and OPTIMAL's backward induction share these transitions.
+mover chooses is the strategies' business (`decisions` and `grid` for the heuristics,
+`optimal` for OPTIMAL).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from math import comb
 
 from . import attack
 from .decisions import Tactics, settled, wise_parry
-from .fight_state import CERTAIN, Moment, Odds, Pair, Status, oriented, times
+from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
 from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, can_parry
 from .weights import odds_of, power6
@@ -67,17 +67,6 @@ class Sequence:
             for oa, ca, na, la in opening(a, b)
             for ob, cb, nb, lb in opening(b, a)
         ]
-
-    def begin(self, wounds: tuple[int, int], relics: tuple[int, int]) -> list[tuple[Odds, Pair]]:
-        """F1 + F2 from the sequence's starting wounds: the pairs at F3 (someone may be at 0)."""
-        starts = []
-        for odds, (ca, na, la), (cb, nb, lb) in self.rolls:
-            pair = (
-                Status(ca, na, max(0, wounds[0] - la), relics_used=relics[0]),
-                Status(cb, nb, max(0, wounds[1] - lb), relics_used=relics[1]),
-            )
-            starts.append((odds, pair))
-        return starts
 
     def opening_moment(self, pair: Pair) -> Moment:
         return self.duel(self.first, pair)

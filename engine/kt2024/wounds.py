@@ -34,11 +34,9 @@ def strike_damages(x: Fighter, y: Fighter, kind: Kind) -> frozenset[int]:
 class Alike:
     """Canonical wounds for one pair of fighters, memoised on the striker's successes.
 
-    For a striker x with given unresolved successes, `map(x, crits, normals, how)[w]` is the
+    For a striker x with given unresolved successes, `map(x, crits, normals)[w]` is the
     wounds its opponent is looked up with for real wounds w (0 ≤ w ≤ the larger starting
-    wounds, which no fighter ever exceeds): "canonical" (the least of w's class), "capped" (w
-    lowered only when beyond every reachable total, to the largest total + 1; coarser, but
-    then no branch can kill, so even expected wounds are merely shifted) or "exact" (w).
+    wounds, which no fighter ever exceeds): the least of w's class.
     """
 
     def __init__(self, fighters: tuple[Fighter, Fighter]) -> None:
@@ -50,7 +48,7 @@ class Alike:
             for kind in (CRIT, NORMAL)
         }
         self._totals: dict[tuple[int, int, int], tuple[int, ...]] = {}
-        self._maps: dict[tuple[int, int, int, str], tuple[int, ...]] = {}
+        self._maps: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     def totals(self, x: int, status: Status) -> tuple[int, ...]:
         """Every total damage x's unresolved successes could deal, ascending (0 included)."""
@@ -64,35 +62,26 @@ class Alike:
             found = self._totals[key] = tuple(sorted(sums))
         return found
 
-    def map(self, x: int, crits: int, normals: int, how: str = "canonical") -> tuple[int, ...]:
-        key = (x, crits, normals, how)
+    def map(self, x: int, crits: int, normals: int) -> tuple[int, ...]:
+        key = (x, crits, normals)
         found = self._maps.get(key)
         if found is None:
             totals = self.totals(x, Status(crits, normals, 0))
-            if how == "canonical":
-                found = tuple(least(w, totals) for w in range(self.top + 1))
-            elif how == "capped":
-                found = tuple(min(w, totals[-1] + 1) for w in range(self.top + 1))
-            else:
-                found = tuple(range(self.top + 1))
-            self._maps[key] = found
+            found = self._maps[key] = tuple(least(w, totals) for w in range(self.top + 1))
         return found
 
-    def canonical(self, pair: Pair, how: str = "canonical") -> Pair:
+    def canonical(self, pair: Pair) -> Pair:
         """Both fighters' wounds looked up in the opponent's map."""
         a, b = pair
         maps = self._maps
-        map_a = maps.get((1, b.crits, b.normals, how)) or self.map(1, b.crits, b.normals, how)
-        map_b = maps.get((0, a.crits, a.normals, how)) or self.map(0, a.crits, a.normals, how)
+        map_a = maps.get((1, b.crits, b.normals)) or self.map(1, b.crits, b.normals)
+        map_b = maps.get((0, a.crits, a.normals)) or self.map(0, a.crits, a.normals)
         wa, wb = map_a[a.wounds], map_b[b.wounds]
         if wa != a.wounds:
             a = a.with_wounds(wa)
         if wb != b.wounds:
             b = b.with_wounds(wb)
         return (a, b)
-
-    def capped(self, pair: Pair) -> Pair:
-        return self.canonical(pair, "capped")
 
 
 def least(wounds: int, totals: tuple[int, ...]) -> int:

@@ -161,8 +161,9 @@ def expand(envelope: Any) -> Any:
     """
     if not isinstance(envelope, Mapping):
         return envelope
-    if envelope.get("ruleset", "kt2024") not in RULESETS:
-        return envelope
+    ruleset = envelope.get("ruleset", "kt2024")
+    if not isinstance(ruleset, str) or ruleset not in RULESETS:
+        return envelope  # `registry.resolve` names what is wrong with the ruleset
     referenced = [
         role
         for role in ROLES
@@ -170,7 +171,7 @@ def expand(envelope: Any) -> Any:
     ]
     if not referenced:
         return envelope
-    cat = catalog(envelope.get("ruleset", "kt2024"))
+    cat = catalog(ruleset)
     expanded = dict(envelope)
     for role in referenced:
         expanded[role] = _expand_role(cat, envelope[role], role, ROLES[role])

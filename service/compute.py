@@ -91,12 +91,24 @@ def _prepare_body(raw: bytes, mode: str | None) -> Job:
 _memo_prepare_body = lru_cache(maxsize=16_384)(_prepare_body)
 
 
+def encode(envelope: Any) -> bytes:
+    """A decoded envelope as JSON bytes again (`prepare_raw`'s input and memo key).
+
+    orjson reads 1024 levels of nesting but writes 254, and writes 64-bit integers only
+    where GraphQL's JSON scalar takes any: what cannot be written is the client's error.
+    """
+    try:
+        return orjson.dumps(envelope)
+    except orjson.JSONEncodeError as exc:
+        raise InputError("INVALID_INPUT", "", f"the envelope cannot be read: {exc}") from None
+
+
 def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job | InputError]:
     """`prepare` for many envelopes; a bad one yields its error in place."""
     jobs: list[Job | InputError] = []
     for envelope in envelopes:
         try:
-            jobs.append(prepare_raw(orjson.dumps(envelope), mode))
+            jobs.append(prepare_raw(encode(envelope), mode))
         except InputError as exc:
             jobs.append(exc)
     return jobs

@@ -23,14 +23,14 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import Annotated, Any, Literal
 
-import orjson
 from pydantic import Field, StrictInt, ValidationError
 
 from engine.errors import InputError
 from schema.errors import from_validation_error
 from schema.fields import StrictModel
+from schema.limits import grid_too_large
 from service.cache import LRU
-from service.compute import Job, prepare_raw
+from service.compute import Job, encode, prepare_raw
 
 MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
 Profile = dict[str, Any]
@@ -76,12 +76,7 @@ def parse(body: Any, max_cells: int) -> GridRequest:
     except ValidationError as exc:
         raise from_validation_error(exc) from None
     if grid.cells() > max_cells:
-        raise InputError(
-            "LIMIT_EXCEEDED",
-            "attackers",
-            f"attackers × defenders × situations is {grid.cells()}, at most {max_cells} cells",
-            max_cells,
-        )
+        raise grid_too_large(grid.cells(), max_cells)
     return grid
 
 
@@ -124,7 +119,7 @@ def prepare_cells(grid: GridRequest) -> list[Job]:
     jobs = []
     for index, envelope in envelopes(grid):
         try:
-            jobs.append(prepare_raw(orjson.dumps(envelope)))
+            jobs.append(prepare_raw(encode(envelope)))
         except InputError as exc:
             raise _where(exc, index, grid) from None
     return jobs

@@ -1,0 +1,21 @@
+"""The errors of the bulk limits, shared by every door that enforces them.
+
+A grid and a list of matchups are refused by their size before any work is done: by REST and
+the GraphQL resolvers once the request is parsed, and by `schema.graphql_limits` before
+GraphQL even coerces the arguments. Whichever refuses, the client reads the same error.
+"""
+
+from __future__ import annotations
+
+from engine.errors import InputError
+
+
+def grid_too_large(cells: int, limit: int) -> InputError:
+    """attackers × defenders × situations above the grid cell limit."""
+    message = f"attackers × defenders × situations is {cells}, at most {limit} cells"
+    return InputError("LIMIT_EXCEEDED", "attackers", message, limit)
+
+
+def too_many_matchups(count: int, limit: int) -> InputError:
+    """More GraphQL `matchups` inputs than the limit."""
+    return InputError("LIMIT_EXCEEDED", "inputs", f"at most {limit} matchups", limit)

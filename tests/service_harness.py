@@ -36,9 +36,7 @@ def _load_redis_process() -> ModuleType:
     """loadtests/redis_process.py, imported by path: loadtests/ is a script directory."""
     name = "loadtests_redis_process"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, REPO / "loadtests" / "redis_process.py"
-        )
+        spec = importlib.util.spec_from_file_location(name, REPO / "loadtests" / "redis_process.py")
         assert spec is not None and spec.loader is not None
         sys.modules[name] = module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

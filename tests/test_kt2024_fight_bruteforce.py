@@ -337,3 +337,23 @@ def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
     floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
     assert floats.keys() == exact.keys()
     assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
+
+
+def test_optimal_residue_moduli_are_primes() -> None:
+    """OPTIMAL tells close values equal by their residues: the moduli must be primes (so
+    that 6 is invertible and a product of them bounds the numerators' difference)."""
+    assert len(set(optimal.PRIMES)) == len(optimal.PRIMES)
+    for p in optimal.PRIMES:
+        assert p < 2**31 and p % 2 and all(p % k for k in range(3, int(p**0.5) + 1, 2))
+
+
+@slow(20)
+@given(fights(max_attacks=2, max_wounds=6, strategies=("OPTIMAL", "OPTIMAL", "MAX_DAMAGE")))
+def test_optimal_exact_comparisons_match_oracle(body: dict) -> None:
+    """With every float gap deemed too close to call, each OPTIMAL comparison goes through
+    the residues (ties) or the exact values at those cells (the rest): same answers."""
+    options = body["options"]
+    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(optimal, "TOLERANCE", optimal.TOLERANCE * 1e12)
+        assert joint(body) == {w: p for w, p in oracle.finals().items() if p}

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.errors import InputError
 
-from .fight_state import Moment, Status
+from .fight_state import CERTAIN, Moment, Odds, Status
 from .grid import CODE, Choice, Grid, total
 from .sequence import Sequence, turn
 from .strike import ACTIONS
@@ -36,11 +36,50 @@ over the wounds grid of integer numerators (Python integers once they outgrow in
 budget the request is refused rather than left to exhaust the process."""
 
 Value = tuple[np.ndarray, np.ndarray]
-"""(U numerators, D numerators) over the flat wounds grid, from A's side."""
+"""From A's side over the flat wounds grid: (U and D as floats, shape (2, cells); U and D
+modulo each prime of `primes`, shape (2, primes, cells))."""
+Exact = tuple[np.ndarray, np.ndarray]
+"""(U numerators, D numerators) at some cells."""
+
+
+Branch = tuple[Odds, Moment, np.ndarray, int]
+"""(odds, next moment, the flat cells each cell moves to, successes used up) of one outcome."""
+
+TOLERANCE = np.array([1e-9, 1e-7])
+"""Gaps in U and in D beyond which the float values of two candidates order them as their exact
+values do. Float error stays far below (every value is a convex combination of at most a few
+thousand terms of magnitude ≤ 1 for U, ≤ 30 for D, at most a few hundred levels deep)."""
+
+PRIMES = (
+    2147483647, 2147483629, 2147483587, 2147483579, 2147483563, 2147483549, 2147483543,
+    2147483497, 2147483489, 2147483477, 2147483423, 2147483399, 2147483353, 2147483323,
+    2147483269, 2147483249, 2147483237, 2147483179, 2147483171, 2147483137, 2147483123,
+    2147483077, 2147483069, 2147483059, 2147483053, 2147483033, 2147483029, 2147482951,
+    2147482949, 2147482943, 2147482937, 2147482921, 2147482877, 2147482873, 2147482867,
+    2147482859, 2147482819, 2147482817, 2147482811, 2147482801, 2147482763, 2147482739,
+    2147482697, 2147482693, 2147482681, 2147482663, 2147482661, 2147482621,
+)  # fmt: skip
+"""The largest primes below 2**31: residues times residues fit int64. Values are also kept
+modulo some of them, so that two close float values can be told equal exactly."""
+
+
+def primes_for(bound: int) -> tuple[int, bool]:
+    """How many of `PRIMES` it takes for a product above `bound`, and whether they make it
+    (at most all of them)."""
+    product, count = 1, 0
+    while product <= bound and count < len(PRIMES):
+        product *= PRIMES[count]
+        count += 1
+    return max(count, 1), product > bound
 
 
 class Optimal:
-    """The OPTIMAL fighters' choices in one fight, solved on demand and memoised."""
+    """The OPTIMAL fighters' choices in one fight, solved on demand and memoised.
+
+    Values are solved in float64 over every cell; where two candidates come within
+    `TOLERANCE` of each other in U, their exact values are computed at those cells only
+    (`exact`, recursively and memoised per cell), and decide. So the policy is the exact one.
+    """
 
     def __init__(
         self,
@@ -54,17 +93,23 @@ class Optimal:
         self.sequence, self.grid, self.depth, self.step = sequence, grid, depth, step
         self.choose = choose
         a, b = grid.wounds
-        big = 31 * power6(step * rounds) >= 2**63
-        self.dtype: Any = object if big else np.int64
-        self.terminal = (
-            ((b == 0).astype(np.int64) - (a == 0)).astype(self.dtype),
-            (a - b).astype(self.dtype),
+        u, d = (b == 0).astype(np.int64) - (a == 0), a - b
+        self.terminal = (u.astype(object), d.astype(object))
+        # numerators of close values differ by < 2e-7 · 6**(the largest exponent)
+        count, self.trusted = primes_for(power6(rounds * step) // 5_000_000 + 1)
+        self.primes = np.array(PRIMES[:count], dtype=np.int64)[:, None]
+        self.ended: Value = (
+            np.stack([u, d]).astype(float),
+            np.stack([u % self.primes, d % self.primes]),
         )
+        self._residues: dict[Odds, np.ndarray] = {}
         self.dead = (a == 0) | (b == 0)
         self._values: dict[tuple[Moment, int], Value] = {}
         self._choices: dict[tuple[Moment, int], Choice] = {}
         self._starts: dict[tuple[tuple[int, int], int], Value] = {}
         self._curses: dict[tuple[int, int], np.ndarray] = {}
+        self._branches: dict[tuple[Moment, int], tuple[Branch, ...]] = {}
+        self._exact: dict[tuple[Any, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def choice(self, moment: Moment, left: int) -> Choice:
         """The OPTIMAL mover's choice at every cell, `left` sequences to play."""
@@ -73,92 +118,234 @@ class Optimal:
             self.value(moment, left)
         return self._choices[key]
 
+    def branches(self, moment: Moment, code: int) -> tuple[Branch, ...]:
+        """The outcomes of the mover's action `code` (−1: no Duelist parry)."""
+        key = (moment, code)
+        found = self._branches.get(key)
+        if found is None:
+            seq, grid, x = self.sequence, self.grid, moment.active
+            following = 1 - x if x == seq.first else None
+            if code < 0:
+                found = ((CERTAIN, seq.duel(following, moment.pair), grid.cells, 0),)
+            else:
+                t = total(moment.pair)
+                found = tuple(
+                    (
+                        odds,
+                        seq.duel(following, after) if moment.duel else turn(1 - x, after),
+                        grid.shift(x, dmg),
+                        t - total(after),
+                    )
+                    for odds, after, dmg in grid.moves(x, moment.pair, ACTIONS[code], True)
+                )
+            self._branches[key] = found
+        return found
+
+    def candidates(self, moment: Moment, left: int) -> tuple[bool, Choice]:
+        """(whether the mover is OPTIMAL, its codes per cell and the codes that occur); an
+        OPTIMAL mover's codes are its candidates, in the tie-break order of §9.8 O4."""
+        seq = self.sequence
+        if seq.fighters[moment.active].strategy == "OPTIMAL":
+            return True, (None, tuple(CODE[a] if a else -1 for a in seq.candidates(moment)))
+        codes, present = self.choose(moment, left)
+        return False, (codes, tuple(dict.fromkeys(present)))
+
     def value(self, moment: Moment, left: int) -> Value:
+        """(U, D) in floats and residues at every cell."""
         key = (moment, left)
         known = self._values.get(key)
         if known is not None:
             return known
         if len(self._values) >= STATE_BUDGET:
             raise self.too_large()
-        seq = self.sequence
         pair = moment.pair
-        t = total(pair)
-        if not moment.duel and t == 0:  # over: the next sequence, or the battle's end
-            base = power6((left - 1) * self.step)
-            u, d = self.terminal[0] * base, self.terminal[1] * base
+        if not moment.duel and total(pair) == 0:  # over: the next sequence, or the end
+            value = self.ended
             if left > 1:
-                nu, nd = self.start((pair[0].relics_used, pair[1].relics_used), left - 1)
-                u, d = np.where(self.dead, u, nu), np.where(self.dead, d, nd)
-            self._values[key] = (u, d)
-            return (u, d)
-        x = moment.active
-        optimal = seq.fighters[x].strategy == "OPTIMAL"
+                nf, nr = self.start((pair[0].relics_used, pair[1].relics_used), left - 1)
+                value = (np.where(self.dead, value[0], nf), np.where(self.dead, value[1], nr))
+            self._values[key] = value
+            return value
+        optimal, (codes, present) = self.candidates(moment, left)
+        value = self._after(moment, present[0], left)
         if optimal:
-            candidates = tuple(CODE[a] if a else -1 for a in seq.candidates(moment))
-            codes = None
-        else:
-            codes, candidates = self.choose(moment, left)
-        value: Value | None = None
-        best = None
-        for code in dict.fromkeys(candidates):
-            q = self._after(moment, x, code, t, left)
-            if value is None:
-                value, best = q, (None if optimal else codes)
-                first = code
-            elif optimal:
-                u, d = value
-                if x == 0:
-                    wins = (q[0] > u) | ((q[0] == u) & (q[1] > d))
-                else:
-                    wins = (q[0] < u) | ((q[0] == u) & (q[1] < d))
+            best = None
+            for code in present[1:]:
+                q = self._after(moment, code, left)
+                so_far = present[0] if best is None else best
+                wins = self._wins(moment, left, q, value, code, so_far)
                 if wins.any():
-                    value = (np.where(wins, q[0], u), np.where(wins, q[1], d))
-                    best = np.where(wins, code, first if best is None else best)
-            else:
-                match = codes == code
+                    value = (np.where(wins, q[0], value[0]), np.where(wins, q[1], value[1]))
+                    best = np.where(wins, code, so_far)
+            self._choices[key] = (best, present if best is not None else present[:1])
+        else:
+            for code in present[1:]:
+                q, match = self._after(moment, code, left), codes == code
                 value = (np.where(match, q[0], value[0]), np.where(match, q[1], value[1]))
-        if optimal:
-            present = tuple(dict.fromkeys(candidates)) if best is not None else (first,)
-            self._choices[key] = (best, present)
         self._values[key] = value
         return value
 
-    def _after(self, moment: Moment, x: int, code: int, t: int, left: int) -> Value:
-        """Fighter x's action `code` (−1: no Duelist parry) at every cell."""
-        seq, grid = self.sequence, self.grid
-        following = 1 - x if x == seq.first else None
-        if code < 0:
-            return self.value(seq.duel(following, moment.pair), left)
-        u = d = None
-        for odds, after, dmg in grid.moves(x, moment.pair, ACTIONS[code], True):
-            nxt = seq.duel(following, after) if moment.duel else turn(1 - x, after)
-            vu, vd = self.value(nxt, left)
-            shift = grid.shift(x, dmg)
-            factor = odds[0] * power6(self.depth * (t - total(after)) - odds[1])
-            vu, vd = vu.take(shift) * factor, vd.take(shift) * factor
-            u, d = (vu, vd) if u is None else (u + vu, d + vd)
-        return (u, d)
+    def _wins(
+        self, moment: Moment, left: int, q: Value, value: Value, code: int, best: Any
+    ) -> np.ndarray:
+        """Where candidate `code` (value q) beats the best so far (value `value`, codes
+        `best`) for the mover, comparing U, then D, exactly.
+
+        Floats order two values whose gap exceeds their tolerance. Closer values with equal
+        residues are equal: their numerators over the moment's power of 6 differ by less than
+        the product of the primes, and by a multiple of it. The rest (close but unequal, rare)
+        are compared on exact values."""
+        sign = 1 if moment.active == 0 else -1
+        (fq, rq), (fv, rv) = q, value
+        gap = (fq - fv) * sign
+        apart = np.abs(gap) > TOLERANCE[:, None]
+        same = (rq == rv).all(axis=1) & ~apart & self.trusted
+        wins = (apart[0] & (gap[0] > 0)) | (same[0] & apart[1] & (gap[1] > 0))
+        unsure = ~self.dead & ~apart[0] & ~(same[0] & (apart[1] | same[1]))
+        close = np.flatnonzero(unsure)
+        if len(close):
+            mine = self.exact_after(moment, code, left, close)
+            codes = np.broadcast_to(best, self.dead.shape)[close]
+            theirs_u = np.empty(len(close), dtype=object)
+            theirs_d = np.empty(len(close), dtype=object)
+            for other in np.unique(codes).tolist():
+                at = codes == other
+                theirs_u[at], theirs_d[at] = self.exact_after(moment, other, left, close[at])
+            du, dd = (mine[0] - theirs_u) * sign, (mine[1] - theirs_d) * sign
+            wins[close] = (du > 0) | ((du == 0) & (dd > 0))
+        return wins
+
+    def _after(self, moment: Moment, code: int, left: int) -> Value:
+        """The value of the mover's action `code` at every cell."""
+        f = r = None
+        for odds, nxt, shift, _ in self.branches(moment, code):
+            vf, vr = self.value(nxt, left)
+            vf, vr = vf.take(shift, axis=1), vr.take(shift, axis=2)
+            if odds != CERTAIN:
+                vf, vr = vf * (odds[0] / power6(odds[1])), vr * self.residue(odds) % self.primes
+            f, r = (vf, vr) if f is None else (f + vf, r + vr)
+        return (f, r % self.primes)
 
     def start(self, relics: tuple[int, int], left: int) -> Value:
-        """The value of a sequence about to be rolled (F1), over 6**(left·step)."""
+        """The value of a sequence about to be rolled (F1), at every cell."""
         key = (relics, left)
         known = self._starts.get(key)
         if known is not None:
             return known
+        f = r = None
+        for odds, moment, shift in self.openings(relics):
+            vf, vr = self.value(moment, left)
+            vf = vf.take(shift, axis=1) * (odds[0] / power6(odds[1]))
+            vr = vr.take(shift, axis=2) * self.residue(odds) % self.primes
+            f, r = (vf, vr) if f is None else (f + vf, r + vr)
+        self._starts[key] = (f, r % self.primes)
+        return self._starts[key]
+
+    def residue(self, odds: Odds) -> np.ndarray:
+        """a / 6**d modulo each prime, shaped to multiply residues."""
+        found = self._residues.get(odds)
+        if found is None:
+            a, d = odds
+            found = self._residues[odds] = np.array(
+                [a * pow(6, -d, p) % p for p in self.primes.ravel().tolist()], dtype=np.int64
+            )[:, None]
+        return found
+
+    def openings(self, relics: tuple[int, int]) -> list[tuple[Odds, Moment, np.ndarray]]:
+        """Per joint roll: its odds, the moment opening F3 and F2's curse move of the cells."""
         seq = self.sequence
-        u = d = None
-        for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-            pair = (
-                Status(ca, na, 0, relics_used=relics[0]),
-                Status(cb, nb, 0, relics_used=relics[1]),
+        return [
+            (
+                odds,
+                seq.duel(
+                    seq.first,
+                    (
+                        Status(ca, na, 0, relics_used=relics[0]),
+                        Status(cb, nb, 0, relics_used=relics[1]),
+                    ),
+                ),
+                self.curse(la, lb),
             )
-            vu, vd = self.value(seq.duel(seq.first, pair), left)
-            shift = self.curse(la, lb)
-            factor = odds[0] * power6(self.step - odds[1] - self.depth * (ca + na + cb + nb))
-            vu, vd = vu.take(shift) * factor, vd.take(shift) * factor
+            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls
+        ]
+
+    # ---- exact values at chosen cells ---------------------------------------------------
+    def exact(self, moment: Moment, left: int, cells: np.ndarray) -> Exact:
+        """Exact (U, D) numerators at `cells` (flat indices), over 6**(depth·t + (left −
+        1)·step) for a moment with t unresolved successes; computed once per cell."""
+        t = total(moment.pair)
+        memo = self._memo_of((moment, left))
+        u, d, known = memo
+        need = np.unique(cells[~known[cells]])
+        if len(need):
+            base = power6(self.depth * t + (left - 1) * self.step)
+            fallen = need[self.dead[need]]
+            u[fallen], d[fallen] = self.terminal[0][fallen] * base, self.terminal[1][fallen] * base
+            need = need[~self.dead[need]]
+            if len(need):
+                self._exact_alive(moment, left, need, memo)
+            known[cells] = True
+        return u[cells], d[cells]
+
+    def _memo_of(self, key: tuple[Any, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        memo = self._exact.get(key)
+        if memo is None:
+            size = len(self.dead)
+            memo = self._exact[key] = (
+                np.zeros(size, dtype=object),
+                np.zeros(size, dtype=object),
+                np.zeros(size, dtype=bool),
+            )
+        return memo
+
+    def _exact_alive(self, moment: Moment, left: int, need: np.ndarray, memo: Any) -> None:
+        u, d, _ = memo
+        pair = moment.pair
+        if not moment.duel and total(pair) == 0:  # over, both standing: the next sequence
+            if left == 1:
+                u[need], d[need] = self.terminal[0][need], self.terminal[1][need]
+            else:
+                relics = (pair[0].relics_used, pair[1].relics_used)
+                u[need], d[need] = self.exact_start(relics, left - 1, need)
+            return
+        self.value(moment, left)  # the choices here
+        optimal, (codes, present) = self.candidates(moment, left)
+        if optimal:
+            codes, present = self._choices[(moment, left)]
+        if codes is None:
+            u[need], d[need] = self.exact_after(moment, present[0], left, need)
+            return
+        for code in present:
+            at = need[codes[need] == code]
+            if len(at):
+                u[at], d[at] = self.exact_after(moment, code, left, at)
+
+    def exact_after(self, moment: Moment, code: int, left: int, cells: np.ndarray) -> Exact:
+        """Exact values of the mover's action `code` at `cells`."""
+        u = d = None
+        for odds, nxt, shift, used in self.branches(moment, code):
+            vu, vd = self.exact(nxt, left, shift[cells])
+            factor = odds[0] * power6(self.depth * used - odds[1])
+            vu, vd = vu * factor, vd * factor
             u, d = (vu, vd) if u is None else (u + vu, d + vd)
-        self._starts[key] = (u, d)
         return (u, d)
+
+    def exact_start(self, relics: tuple[int, int], left: int, cells: np.ndarray) -> Exact:
+        """Exact values of a sequence about to be rolled at `cells`, over 6**(left·step)."""
+        memo = self._memo_of((relics, -left))
+        u, d, known = memo
+        need = np.unique(cells[~known[cells]])
+        if len(need):
+            su = sd = None
+            for odds, moment, shift in self.openings(relics):
+                vu, vd = self.exact(moment, left, shift[need])
+                used = self.step - odds[1] - self.depth * total(moment.pair)
+                factor = odds[0] * power6(used)
+                vu, vd = vu * factor, vd * factor
+                su, sd = (vu, vd) if su is None else (su + vu, sd + vd)
+            u[need], d[need] = su, sd
+            known[need] = True
+        return u[cells], d[cells]
 
     def curse(self, la: int, lb: int) -> np.ndarray:
         """Flat cells after F2's curse damage (la to A, lb to B), fallen cells kept."""

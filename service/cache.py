@@ -135,6 +135,22 @@ class Breaker:
         self._opened_at = time.monotonic()
 
 
+def connect(url: str, *, timeout: float, pool_size: int) -> Redis:
+    """A client for a Redis that must never hold a request up: short socket timeouts, no
+    retries (the breaker decides when to try again), a bounded pool."""
+    return Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        max_connections=pool_size,
+        # With maintenance notifications on ("auto", redis-py 8.1's default) the pool hands
+        # out connections the server closed (a restart) without checking them, and the next
+        # call fails (redis-py #4252). A plain Redis sends no such notifications anyway.
+        maint_notifications_config=MaintNotificationsConfig(enabled=False),
+    )
+
+
 class RedisTier:
     """The L2 tier: MGET and pipelined SET with a TTL, each call bounded by `timeout`."""
 
@@ -146,17 +162,7 @@ class RedisTier:
         self.ttl = ttl
         self.timeout = timeout
         self.breaker = breaker
-        self.client = Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-            max_connections=pool_size,
-            # With maintenance notifications on ("auto", redis-py 8.1's default) the pool
-            # hands out connections the server closed (a restart) without its check, and the
-            # next call fails (redis-py #4252). This is a plain Redis: none are sent anyway.
-            maint_notifications_config=MaintNotificationsConfig(enabled=False),
-        )
+        self.client = connect(url, timeout=timeout, pool_size=pool_size)
 
     async def _call(self, what: str, operation: Any) -> Any:
         """Run a coroutine factory under the breaker and the time limit; None on failure."""

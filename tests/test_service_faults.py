@@ -24,7 +24,7 @@ import pytest
 import redis
 from service_harness import Server, controlled_redis, serving
 
-from service.cache import CHECKSUM, decode, encode, redis_key
+from service.cache import CHECKSUM, Breaker, decode, encode, redis_key
 from service.compute import prepare
 
 REDIS_TIMEOUT = 0.05  # seconds per Redis call (KILLMATH_REDIS_TIMEOUT)
@@ -331,3 +331,17 @@ def test_damaged_entries_are_recomputed_and_overwritten():
         assert client.type(key) == b"string"
         assert encode(good["canonicalKey"], answer(good)) == raw
         client.close()
+
+
+def test_breaker_lets_one_probe_through_per_cooldown():
+    breaker = Breaker(failures=2, cooldown=0.05)
+    breaker.failed()
+    breaker.failed()
+    assert not breaker.allows()
+    time.sleep(0.06)
+    assert breaker.allows()  # the probe
+    assert not breaker.allows()  # the others skip Redis while it runs
+    time.sleep(0.06)
+    assert breaker.allows()  # a probe that never reported (cancelled) keeps nothing open
+    breaker.succeeded()
+    assert breaker.allows() and breaker.allows()

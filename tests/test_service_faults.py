@@ -230,7 +230,9 @@ def test_paused_redis_costs_a_request_at_most_a_few_timeouts():
             time.sleep(1.0)
             rp.pause()  # SIGSTOP: connections are accepted, nothing is answered
             paused = time.monotonic()
-            time.sleep(PAUSE)
+            time.sleep(PAUSE / 2)
+            ready = httpx.get(server.url + "/readyz", timeout=30)  # a probe's view
+            time.sleep(PAUSE / 2)
             rp.resume()
             resumed = time.monotonic()
             time.sleep(COOLDOWN + 1.0)
@@ -240,6 +242,9 @@ def test_paused_redis_costs_a_request_at_most_a_few_timeouts():
         assert slowest[0].seconds <= LATENCY_BOUND, slowest[:3]
         assert errors(server, "TimeoutError") > 0
         assert errors(server, "circuit_open") > 0  # the breaker spared most requests the wait
+        # still ready (Redis is optional), saying Redis is unavailable, and within the bound
+        assert ready.json() == {"status": "ready", "redis": "unavailable"}
+        assert ready.elapsed.total_seconds() <= LATENCY_BOUND
         caching_resumes(server, client, 10_000)
         client.close()
 

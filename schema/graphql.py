@@ -4,7 +4,9 @@ QUERY_CLASSES names them as "module:attribute" and they are imported when the sc
 built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
 Document-level protections are strawberry extensions: parsed and validated documents are
 cached (ParserCache, ValidationCache), and depth, aliases and tokens are bounded before any
-resolver runs.
+resolver runs. With `introspection=False` (production) a document selecting `__schema` or
+`__type` fails validation (graphql-core's NoSchemaIntrospectionCustomRule); `__typename`
+stays, clients need it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import copy
 import importlib
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, NoSchemaIntrospectionCustomRule
 from strawberry.extensions import (
+    AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -55,20 +58,22 @@ class Schema(strawberry.Schema):
             super().process_errors(faults, execution_context)
 
 
-def build_schema(*, max_depth: int, max_aliases: int, max_tokens: int) -> strawberry.Schema:
+def build_schema(
+    *, max_depth: int, max_aliases: int, max_tokens: int, introspection: bool = True
+) -> strawberry.Schema:
     # strawberry wants a factory per extension so each request gets fresh instances. The two
     # caches live at module level in strawberry (keyed by size), so they persist anyway. The
     # limiters are copied from one instance each: a fresh limiter would build fresh rule
     # classes, and the ValidationCache, keyed by the rules, would then never hit.
     depth = QueryDepthLimiter(max_depth=max_depth)
     aliases = MaxAliasesLimiter(max_alias_count=max_aliases)
-    return Schema(
-        query=query_type(),
-        extensions=[
-            lambda: ParserCache(maxsize=1024),
-            lambda: ValidationCache(maxsize=1024),
-            lambda: copy.copy(depth),
-            lambda: copy.copy(aliases),
-            lambda: MaxTokensLimiter(max_token_count=max_tokens),
-        ],
-    )
+    extensions = [
+        lambda: ParserCache(maxsize=1024),
+        lambda: ValidationCache(maxsize=1024),
+        lambda: copy.copy(depth),
+        lambda: copy.copy(aliases),
+        lambda: MaxTokensLimiter(max_token_count=max_tokens),
+    ]
+    if not introspection:
+        extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
+    return Schema(query=query_type(), extensions=extensions)

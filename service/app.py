@@ -1,4 +1,4 @@
-"""The Starlette application: routes from `service.routes_*` modules, one middleware, errors.
+"""The Starlette application: routes from `service.routes_*` modules, middleware, errors.
 
 Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES, so another
 area (the catalog) adds its routes without touching this file's logic; a module may also
@@ -6,6 +6,11 @@ expose `startup(state)`, run once when the app starts, and `openapi_paths` for
 `/openapi.json`. `create_app` is also
 the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
 connection and engine pool from the environment.
+
+Middleware, outermost first: ServiceMiddleware (request id, body limit, metrics, access log:
+it must see every answer, refusals included), then CORS when `KILLMATH_CORS_ORIGINS` is set
+(a preflight carries no credentials, so it is answered before keys are checked, and CORS
+headers reach a 401 or 429 too), then access control when `KILLMATH_API_KEYS` is set.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 
 from schema import registry
-from service import logs
+from service import auth, logs
 from service.cache import LRU, Breaker, Cache, RedisTier
 from service.compute import Computer
 from service.http import JSONResponse
@@ -68,6 +74,26 @@ async def unexpected(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=500)
 
 
+def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
+    stack = [Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)]
+    if settings.cors_origins:
+        # no credentials mode: the API key travels in a header the page sets, not a cookie
+        stack.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=settings.cors_origins,
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+                expose_headers=["Retry-After", "X-Request-ID"],
+                max_age=600,
+            )
+        )
+    if settings.api_keys:
+        keys = auth.Keys(key.get_secret_value() for key in settings.api_keys)
+        stack.append(Middleware(auth.AccessControl, keys=keys, limiter=limiter))
+    return stack
+
+
 async def flush_access_log() -> None:
     """Write batched access lines even when no new request comes to push them out."""
     while True:
@@ -99,12 +125,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
             flusher.cancel()
             logs.ACCESS.flush()
             await app.state.computer.close()
+            if isinstance(limiter, auth.SharedBuckets):
+                await limiter.close()
 
+    limiter = auth.limiter(settings)
+    auth.describe(settings)
     modules = [importlib.import_module(m) for m in ROUTE_MODULES]
     routes = [route for module in modules for route in module.routes]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)],
+        middleware=middleware(settings, limiter),
         exception_handlers={
             HTTPException: http_error,
             Exception: unexpected,

@@ -43,6 +43,19 @@ REDIS_ERRORS = Counter(
     registry=REGISTRY,
 )
 
+AUTH_FAILURES = Counter(
+    "killmath_auth_failures",
+    "Requests refused 401 by reason (missing or invalid API key)",
+    ["reason"],
+    registry=REGISTRY,
+)
+RATE_LIMITED = Counter(
+    "killmath_rate_limited",
+    "Requests refused 429 by API key id (a hash prefix, never the key; one per configured key)",
+    ["key"],
+    registry=REGISTRY,
+)
+
 L1_HIT = CACHE.labels(tier="l1", result="hit")
 L1_MISS = CACHE.labels(tier="l1", result="miss")
 L2_HIT = CACHE.labels(tier="l2", result="hit")

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from schema import references, registry
+from service.auth import document_security
 from service.grid import GridRequest
 from service.http import JSONResponse
 
@@ -168,7 +169,7 @@ async def openapi(request: Request) -> Response:
         extra: dict[str, Any] = {}
         for module in state.route_modules:
             extra.update(getattr(module, "openapi_paths", {}))
-        state.openapi = document(extra)
+        state.openapi = document_security(document(extra), state.settings)
     return JSONResponse(state.openapi)
 
 

@@ -138,14 +138,17 @@ async def _read(receive: Receive) -> bytes:
 
 
 def startup(state: Any) -> None:
-    """Build the schema and the reply cache of one app, with that app's limits."""
+    """Build the schema and the reply cache of one app, with that app's limits. Without
+    introspection GraphiQL goes too: it cannot work without it."""
     settings: Settings = state.settings
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
         max_aliases=settings.graphql_max_aliases,
         max_tokens=settings.graphql_max_tokens,
+        introspection=settings.graphql_introspection,
     )
-    state.graphql = KillmathGraphQL(schema)
+    ide = "graphiql" if settings.graphql_introspection else None
+    state.graphql = KillmathGraphQL(schema, graphql_ide=ide)
     state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
 
 

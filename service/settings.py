@@ -1,20 +1,38 @@
 """Service settings, read from `KILLMATH_*` environment variables.
 
 Every default suits a fresh machine: no Redis (in-process cache only), limits that keep one
-request from starving the others, and Redis timeouts short enough that a sick Redis costs a
-request milliseconds, not seconds.
+request from starving the others, Redis timeouts short enough that a sick Redis costs a
+request milliseconds, not seconds, and no access control (no API keys, no CORS headers).
+
+Lists (`KILLMATH_API_KEYS`, `KILLMATH_CORS_ORIGINS`) are comma-separated, not JSON: they are
+marked `NoDecode` (pydantic-settings' documented way to skip JSON decoding) and split by a
+validator. Validation errors never echo their input (`hide_input_in_errors`): API keys and the
+Redis URL are secrets, and a settings error is printed at start-up.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ORIGIN = re.compile(r"https?://[^/\s]+")
+
+
+def _split(value: Any) -> Any:
+    """`a, b,,c` -> ["a", "b", "c"]; anything but a string is left to pydantic."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KILLMATH_", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="KILLMATH_", frozen=True, hide_input_in_errors=True
+    )
 
     # cache
     redis_url: str | None = Field(None, description="L2 cache; unset = in-process cache only")
@@ -41,7 +59,35 @@ class Settings(BaseSettings):
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")
     pool_size: int = Field(2, ge=1, description="engine threads per process")
 
+    # access control (service/auth.py)
+    api_keys: Annotated[list[SecretStr], NoDecode] = Field(
+        [], description="comma-separated Bearer keys for /graphql and /v1; empty = auth off"
+    )
+    rate_limit: float = Field(20.0, ge=0, description="requests per second per key; 0 = off")
+    rate_limit_burst: int = Field(40, ge=1, description="requests a key may make at once")
+    graphql_introspection: bool = Field(True, description="false: no __schema, no GraphiQL")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        [], description="comma-separated allowed browser origins; empty = no CORS headers"
+    )
+
     log_level: str = "INFO"
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _keys(cls, value: Any) -> Any:
+        return _split(value)
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: Any) -> Any:
+        """Exact origins (`https://app.example`) or `*`: a path or trailing slash would
+        never match a browser's Origin header, so it is refused rather than ignored."""
+        origins = _split(value)
+        if isinstance(origins, list):
+            for origin in origins:
+                if origin != "*" and not ORIGIN.fullmatch(str(origin)):
+                    raise ValueError(f"not an origin (scheme://host[:port]): {origin!r}")
+        return origins
 
 
 @lru_cache(maxsize=1)

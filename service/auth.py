@@ -1,0 +1,299 @@
+"""Access control: API keys on the API and a token bucket per key (off unless keys are set).
+
+With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` except the
+PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
+by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
+and tools fetch it before they have a key). Public is an allow-list, so a route added later is
+protected without anyone remembering to protect it; an unknown path without a key is 401, not
+404, which also tells a scanner nothing about which routes exist.
+
+Keys are secrets: they are compared as SHA-256 digests with `hmac.compare_digest` against
+every configured key (no early exit), so timing reveals neither a key nor which one matched.
+Logs, metrics and Redis name a key only by its id, the first 12 hex digits of that digest.
+
+Each key has a token bucket (`KILLMATH_RATE_LIMIT` tokens per second, `_BURST` deep; one
+request costs one token, whatever its size — body and batch limits bound the size). An empty
+bucket answers 429 with `Retry-After`, in whole seconds rounded up. With `KILLMATH_REDIS_URL`
+the buckets live in Redis, so every replica draws from the same bucket: one Lua script reads,
+refills and takes atomically, on the Redis server's clock (replicas' clocks never meet, so
+their skew cannot matter), and a bucket expires once it would be full again anyway. Redis is
+never a dependency: a call bounded by `KILLMATH_REDIS_TIMEOUT` and a circuit breaker (the
+cache's), and on any failure the request is limited by this process's own bucket instead.
+During an outage a key may so get up to one burst per replica — availability over precision.
+Without keys there is no identity to limit by, so rate limiting needs keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import hmac
+import logging
+import math
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service import metrics
+from service.cache import Breaker
+from service.settings import Settings
+
+log = logging.getLogger("killmath.auth")
+
+PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+REALM = 'Bearer realm="killmath"'
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode()).digest()
+
+
+def key_id(key: str) -> str:
+    """The name a key goes by wherever it may be seen: a SHA-256 prefix, not reversible."""
+    return _digest(key).hex()[:12]
+
+
+class Keys:
+    """The configured API keys, held as digests."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._known = [(_digest(key), key_id(key)) for key in keys]
+
+    def identify(self, presented: str) -> str | None:
+        """The id of the key presented, or None; constant time in the key presented."""
+        digest = _digest(presented)
+        found = None
+        for known, name in self._known:
+            if hmac.compare_digest(digest, known):
+                found = name
+        return found
+
+
+class Buckets:
+    """In-process token buckets by key id, on the monotonic clock. Bounded by the number of
+    configured keys, since only a known key ever gets a bucket."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._state: dict[str, tuple[float, float]] = {}
+
+    async def take(self, name: str) -> float:
+        """Take a token: 0 if granted, else the seconds until one will be there."""
+        now = time.monotonic()
+        tokens, at = self._state.get(name, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - at) * self.rate)
+        if tokens >= 1:
+            self._state[name] = (tokens - 1, now)
+            return 0.0
+        self._state[name] = (tokens, now)
+        return (1 - tokens) / self.rate
+
+
+# KEYS[1] the bucket; ARGV rate (tokens/s), burst. Returns "0" when a token was taken, else
+# the seconds until the next one (a string: Redis would truncate a Lua number to an integer).
+TAKE = """
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = (1 - tokens) / rate
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return tostring(wait)
+"""
+
+
+class SharedBuckets:
+    """Token buckets in Redis (shared by every replica), falling back to `local`."""
+
+    def __init__(self, url: str, local: Buckets, settings: Settings) -> None:
+        self.local = local
+        self.timeout = settings.redis_timeout
+        self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown)
+        # the cache's connection settings: short timeouts, no retries (see service.cache)
+        self.client = Redis.from_url(
+            url,
+            socket_timeout=self.timeout,
+            socket_connect_timeout=self.timeout,
+            retry=Retry(NoBackoff(), 0),
+            max_connections=settings.redis_pool_size,
+        )
+        self._take = self.client.register_script(TAKE)
+
+    async def take(self, name: str) -> float:
+        if not self.breaker.allows():
+            metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
+            return await self.local.take(name)
+        try:
+            async with asyncio.timeout(self.timeout):
+                wait = await self._take(
+                    keys=[f"killmath:rate:{name}"], args=[self.local.rate, self.local.burst]
+                )
+        except Exception as exc:  # any Redis trouble: this process's bucket decides
+            self.breaker.failed()
+            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+            log.warning("redis rate limit failed, using the in-process bucket: %r", exc)
+            return await self.local.take(name)
+        self.breaker.succeeded()
+        return float(wait)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+Limiter = Buckets | SharedBuckets
+
+
+def limiter(settings: Settings) -> Limiter | None:
+    """The buckets the settings ask for: none without keys or with a rate of 0."""
+    if not settings.api_keys or settings.rate_limit == 0:
+        return None
+    local = Buckets(settings.rate_limit, settings.rate_limit_burst)
+    if settings.redis_url:
+        return SharedBuckets(settings.redis_url, local, settings)
+    return local
+
+
+async def _refuse(send: Send, status: int, error: dict[str, str], headers: list[Any]) -> None:
+    body = orjson.dumps({"error": error})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (scheme in any case)."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+            return None
+    return None
+
+
+class AccessControl:
+    """Pure-ASGI middleware: 401 without a known key, 429 when its bucket is empty.
+
+    It sits inside CORSMiddleware, so a browser's preflight (which never carries the
+    Authorization header) is answered before keys are checked, and a 401 or 429 still
+    carries the CORS headers a browser needs to let the page read it. The app has no
+    websocket routes; anything but HTTP passes through.
+    """
+
+    def __init__(self, app: ASGIApp, *, keys: Keys, limiter: Limiter | None) -> None:
+        self.app = app
+        self.keys = keys
+        self.limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC:
+            await self.app(scope, receive, send)
+            return
+        token = _bearer(scope)
+        name = None if token is None else self.keys.identify(token)
+        if name is None:
+            reason = "missing" if token is None else "invalid"
+            metrics.AUTH_FAILURES.labels(reason=reason).inc()
+            message = (
+                "an Authorization: Bearer <API key> header is required"
+                if token is None
+                else "the API key is not valid"
+            )
+            challenge = REALM if token is None else REALM + ', error="invalid_token"'
+            error = {"code": "UNAUTHORIZED", "field": "Authorization", "message": message}
+            await _refuse(send, 401, error, [(b"www-authenticate", challenge.encode())])
+            return
+        if self.limiter is not None:
+            wait = await self.limiter.take(name)
+            if wait > 0:
+                metrics.RATE_LIMITED.labels(key=name).inc()
+                retry_after = max(1, math.ceil(wait))
+                message = f"rate limit of this API key exceeded; retry in {retry_after} s"
+                error = {"code": "RATE_LIMITED", "field": "", "message": message}
+                await _refuse(send, 429, error, [(b"retry-after", str(retry_after).encode())])
+                return
+        await self.app(scope, receive, send)
+
+
+def describe(settings: Settings) -> None:
+    """One start-up line saying what is enforced, naming keys by id only."""
+    if not settings.api_keys:
+        log.info("access control off: no KILLMATH_API_KEYS")
+        return
+    where = "off" if settings.rate_limit == 0 else "redis" if settings.redis_url else "process"
+    log.info(
+        "access control on",
+        extra={
+            "keys": [key_id(key.get_secret_value()) for key in settings.api_keys],
+            "rateLimit": settings.rate_limit,
+            "burst": settings.rate_limit_burst,
+            "buckets": where,
+        },
+    )
+
+
+def document_security(document: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Say in the OpenAPI document what this server enforces: the bearer scheme on every
+    operation but the public ones, with their 401 (and 429 when rate limited) answers, and
+    the codes they carry in the `Error` schema. Without keys the document is returned
+    unchanged: it describes this server, which then never answers either code."""
+    if not settings.api_keys:
+        return document
+    codes = ["UNAUTHORIZED", *(["RATE_LIMITED"] if settings.rate_limit > 0 else [])]
+    schemas = document["components"]["schemas"]
+    schemas["Error"] = copy.deepcopy(schemas["Error"])  # openapi.ERROR is shared
+    schemas["Error"]["properties"]["error"]["properties"]["code"]["enum"].extend(codes)
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    refusals: dict[str, Any] = {
+        "401": {
+            "description": "UNAUTHORIZED: no or unknown API key",
+            "headers": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+            "content": content,
+        }
+    }
+    if settings.rate_limit > 0:
+        refusals["429"] = {
+            "description": "RATE_LIMITED: this key's token bucket is empty",
+            "headers": {
+                "Retry-After": {"description": "whole seconds", "schema": {"type": "integer"}}
+            },
+            "content": content,
+        }
+    document["components"]["securitySchemes"] = {
+        "apiKey": {"type": "http", "scheme": "bearer", "description": "KILLMATH_API_KEYS"}
+    }
+    document["security"] = [{"apiKey": []}]
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            if path in PUBLIC:
+                operation["security"] = []
+            else:
+                operation["responses"].update(refusals)
+    return document

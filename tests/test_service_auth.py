@@ -1,0 +1,281 @@
+"""Access control end to end: API keys, per-key token buckets (in-process and in Redis, shared
+by replicas), the introspection switch and CORS — against real uvicorn servers and the real
+Redis. Buckets refill at 0.01 token/s here, so no test depends on how fast the machine is:
+a drained bucket stays drained for the length of the file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+import yaml
+from service_harness import free_port, owned_redis, serving
+
+from service.auth import key_id
+from service.settings import Settings
+
+# one key per test of the shared server, so each test's bucket is its own
+KEYS = {name: f"{name}-{'k' * 24}" for name in ("rest", "graphql", "cors", "limit", "spare")}
+SLOW = {"rate_limit": 0.01}  # a token per 100 s: nothing refills during the tests
+SHOOT = {"attacker": {"attacks": 4}, "defender": {"save": 3}}
+RULESETS = "{ rulesets { name } }"
+INTROSPECTION = "{ __schema { queryType { name } } }"
+APP = "https://app.example"
+
+
+def bearer(name: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEYS[name]}"}
+
+
+def graphql(url: str, query: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.post(url + "/graphql", json={"query": query}, headers=headers)
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["code"] == code
+    assert set(error) == {"code", "field", "message"}
+    return error
+
+
+@pytest.fixture(scope="module")
+def guarded() -> Iterator:
+    """One server with everything on: keys, in-process buckets of 5, no introspection, CORS."""
+    with serving(
+        api_keys=",".join(KEYS.values()),
+        rate_limit_burst=5,
+        graphql_introspection="false",
+        cors_origins=f"{APP}, http://localhost:3000",
+        log_level="INFO",
+        **SLOW,
+    ) as server:
+        yield server
+
+
+def test_access_control_is_off_by_default():
+    with serving() as server:
+        assert httpx.post(server.url + "/v1/shoot", json=SHOOT).status_code == 200
+        reply = graphql(server.url, INTROSPECTION).json()
+        assert reply == {"data": {"__schema": {"queryType": {"name": "Query"}}}}
+        response = httpx.get(server.url + "/v1/rulesets", headers={"Origin": APP})
+        assert response.status_code == 200
+        assert "access-control-allow-origin" not in response.headers
+        document = httpx.get(server.url + "/openapi.json").json()
+        assert "security" not in document
+        assert "securitySchemes" not in document["components"]
+        error = document["components"]["schemas"]["Error"]["properties"]["error"]
+        assert "UNAUTHORIZED" not in error["properties"]["code"]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [("POST", "/v1/shoot", SHOOT), ("POST", "/graphql", {"query": RULESETS})],
+)
+def test_a_missing_or_wrong_key_is_401(guarded, method, path, body):
+    cases = [
+        ({}, "missing", 'Bearer realm="killmath"'),
+        ({"Authorization": "Basic dXNlcjpwYXNz"}, "missing", 'Bearer realm="killmath"'),
+        ({"Authorization": "Bearer " + KEYS["rest"][:-1]}, "invalid", "invalid_token"),
+        ({"Authorization": "Bearer " + KEYS["rest"] + "x"}, "invalid", "invalid_token"),
+    ]
+    for headers, reason, challenge in cases:
+        before = guarded.metric("killmath_auth_failures_total", reason=reason)
+        response = httpx.request(method, guarded.url + path, json=body, headers=headers)
+        error = assert_error(response, 401, "UNAUTHORIZED")
+        assert error["field"] == "Authorization"
+        assert challenge in response.headers["www-authenticate"]
+        assert response.headers["www-authenticate"].startswith("Bearer")
+        assert guarded.metric("killmath_auth_failures_total", reason=reason) == before + 1
+
+
+def test_the_right_key_is_served(guarded):
+    shot = httpx.post(guarded.url + "/v1/shoot", json=SHOOT, headers=bearer("rest"))
+    assert shot.status_code == 200
+    assert shot.json()["expectedDamage"] > 0
+    # the scheme is case-insensitive (RFC 7235)
+    lower = {"Authorization": "bearer " + KEYS["rest"]}
+    assert httpx.get(guarded.url + "/v1/rulesets", headers=lower).status_code == 200
+
+
+def test_probes_metrics_and_the_api_document_need_no_key(guarded):
+    for path in ("/healthz", "/readyz", "/metrics", "/openapi.json"):
+        assert httpx.get(guarded.url + path).status_code == 200, path
+    # anything else is protected, even a path no route serves
+    assert_error(httpx.get(guarded.url + "/v1/no-such-route"), 401, "UNAUTHORIZED")
+
+
+def test_the_api_document_declares_the_bearer_scheme(guarded):
+    document = httpx.get(guarded.url + "/openapi.json").json()
+    assert document["components"]["securitySchemes"]["apiKey"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "KILLMATH_API_KEYS",
+    }
+    assert document["security"] == [{"apiKey": []}]
+    shoot = document["paths"]["/v1/shoot"]["post"]["responses"]
+    assert {"401", "429"} <= shoot.keys()
+    assert "Retry-After" in shoot["429"]["headers"]
+    assert document["paths"]["/healthz"]["get"]["security"] == []
+    codes = document["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
+    assert {"UNAUTHORIZED", "RATE_LIMITED"} <= set(codes["code"]["enum"])
+
+
+def test_an_empty_bucket_is_429_with_retry_after(guarded):
+    for _ in range(5):
+        response = httpx.get(guarded.url + "/v1/rulesets", headers=bearer("limit"))
+        assert response.status_code == 200
+    limited = httpx.post(guarded.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
+    assert_error(limited, 429, "RATE_LIMITED")
+    # whole seconds, rounded up: the next token is about 100 s away at 0.01 token/s
+    assert 1 <= int(limited.headers["retry-after"]) <= 100
+    assert graphql(guarded.url, RULESETS, bearer("limit")).status_code == 429
+    # buckets are per key
+    assert httpx.get(guarded.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
+    name = key_id(KEYS["limit"])
+    assert guarded.metric("killmath_rate_limited_total", key=name) == 2
+    # probes never queue behind a bucket
+    assert httpx.get(guarded.url + "/healthz", headers=bearer("limit")).status_code == 200
+
+
+def test_introspection_can_be_switched_off(guarded):
+    headers = bearer("graphql")
+    for query in (INTROSPECTION, '{ __type(name: "Query") { name } }'):
+        reply = graphql(guarded.url, query, headers).json()
+        assert reply["data"] is None
+        assert "introspection has been disabled" in reply["errors"][0]["message"]
+    fine = graphql(guarded.url, "{ rulesets { name } __typename }", headers).json()
+    assert "errors" not in fine
+    assert {"name": "kt2024"} in fine["data"]["rulesets"]
+    # GraphiQL needs introspection, so it is gone too
+    page = httpx.get(guarded.url + "/graphql", headers={**headers, "Accept": "text/html"})
+    assert page.status_code == 404
+
+
+def test_cors_allows_listed_origins_only(guarded):
+    preflight = {"Access-Control-Request-Method": "POST"}
+    preflight["Access-Control-Request-Headers"] = "authorization, content-type"
+    # a preflight carries no key, and is answered all the same
+    allowed = httpx.options(guarded.url + "/graphql", headers={"Origin": APP, **preflight})
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == APP
+    assert "authorization" in allowed.headers["access-control-allow-headers"].lower()
+    refused = httpx.options(
+        guarded.url + "/graphql", headers={"Origin": "https://evil.example", **preflight}
+    )
+    assert refused.status_code == 400
+    assert "access-control-allow-origin" not in refused.headers
+
+    ok = graphql(guarded.url, RULESETS, {"Origin": APP, **bearer("cors")})
+    assert ok.status_code == 200
+    assert ok.headers["access-control-allow-origin"] == APP
+    other = graphql(guarded.url, RULESETS, {"Origin": "https://evil.example", **bearer("cors")})
+    assert "access-control-allow-origin" not in other.headers
+    # a refusal reaches the page too, with the header it needs to read Retry-After
+    denied = httpx.get(guarded.url + "/v1/rulesets", headers={"Origin": APP})
+    assert denied.status_code == 401
+    assert denied.headers["access-control-allow-origin"] == APP
+    assert "retry-after" in denied.headers["access-control-expose-headers"].lower()
+
+
+def test_keys_are_never_logged(guarded):
+    """Runs last against `guarded`: every earlier test's requests are in its log."""
+    httpx.get(guarded.url + "/v1/rulesets", headers=bearer("spare"))
+    text = guarded.log_text()
+    assert "access control on" in text
+    assert key_id(KEYS["rest"]) in text  # the start-up line names keys by id
+    for key in KEYS.values():
+        assert key not in text
+        assert key[:-1] not in text  # nor the wrong key the 401 test sent
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    with owned_redis() as url:
+        yield url
+
+
+def test_replicas_share_one_bucket_in_redis(redis_url):
+    settings = {"api_keys": f"{KEYS['limit']},{KEYS['spare']}", "rate_limit_burst": 4, **SLOW}
+    with (
+        serving(redis_url=redis_url, **settings) as one,
+        serving(redis_url=redis_url, **settings) as two,
+    ):
+        for server in (one, two, one, two):
+            response = httpx.get(server.url + "/v1/rulesets", headers=bearer("limit"))
+            assert response.status_code == 200
+        # four tokens taken, two from each replica: the bucket both share is empty
+        for server in (one, two):
+            limited = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
+            assert_error(limited, 429, "RATE_LIMITED")
+            assert 1 <= int(limited.headers["retry-after"]) <= 100
+        assert httpx.get(two.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
+        for server in (one, two):
+            assert server.metric("killmath_redis_errors_total", kind="circuit_open") == 0
+    with redis.Redis.from_url(redis_url) as client:
+        buckets = sorted(client.keys("killmath:rate:*"))
+        assert buckets == sorted(
+            f"killmath:rate:{key_id(KEYS[name])}".encode() for name in ("limit", "spare")
+        )
+        # a bucket lives until it would be full again (burst / rate = 400 s), then expires
+        assert all(0 < client.ttl(bucket) <= 401 for bucket in buckets)
+        stored = b"".join(k + b"".join(client.hgetall(k).values()) for k in client.keys("*"))
+    assert not any(key.encode() in stored for key in KEYS.values())
+
+
+def test_an_unreachable_redis_falls_back_to_the_process_bucket():
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    with serving(redis_url=dead, api_keys=KEYS["limit"], rate_limit_burst=2, **SLOW) as server:
+        shot = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
+        assert shot.status_code == 200  # neither the cache nor the limiter needs Redis
+        assert httpx.get(server.url + "/v1/rulesets", headers=bearer("limit")).status_code == 200
+        limited = httpx.get(server.url + "/v1/rulesets", headers=bearer("limit"))
+        assert_error(limited, 429, "RATE_LIMITED")
+        errors = [
+            server.metric("killmath_redis_errors_total", kind=kind)
+            for kind in ("ConnectionError", "circuit_open")
+        ]
+        assert sum(errors) >= 3
+
+
+def test_lists_are_comma_separated_and_keys_stay_secret(monkeypatch):
+    monkeypatch.setenv("KILLMATH_API_KEYS", " first-key , second-key,,")
+    monkeypatch.setenv("KILLMATH_CORS_ORIGINS", "https://a.example,http://localhost:3000")
+    settings = Settings()
+    assert [k.get_secret_value() for k in settings.api_keys] == ["first-key", "second-key"]
+    assert settings.cors_origins == ["https://a.example", "http://localhost:3000"]
+    assert "first-key" not in repr(settings)
+    monkeypatch.setenv("KILLMATH_CORS_ORIGINS", "https://a.example/")
+    with pytest.raises(ValueError, match="not an origin"):
+        Settings()
+    monkeypatch.setenv("KILLMATH_CORS_ORIGINS", "")
+    # a settings error names the field, never the value given (keys, Redis URLs)
+    monkeypatch.setenv("KILLMATH_REDIS_TIMEOUT", "redis://:hunter2@example")
+    with pytest.raises(ValueError, match="redis_timeout") as error:
+        Settings()
+    assert "hunter2" not in str(error.value)
+
+
+def test_prod_turns_introspection_off_and_may_take_keys_from_the_secret():
+    if shutil.which("kubectl") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true and kubectl is missing")
+        pytest.skip("kubectl is not installed")
+    overlay = Path(__file__).resolve().parents[1] / "deploy" / "k8s" / "overlays" / "prod"
+    rendered = subprocess.run(
+        ["kubectl", "kustomize", str(overlay)], capture_output=True, text=True, check=True
+    ).stdout
+    docs = [doc for doc in yaml.safe_load_all(rendered) if doc]
+    (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert config["data"]["KILLMATH_GRAPHQL_INTROSPECTION"] == "false"
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+    source = env["KILLMATH_API_KEYS"]["valueFrom"]["secretKeyRef"]
+    assert source["optional"] is True

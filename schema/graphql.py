@@ -4,8 +4,9 @@ QUERY_CLASSES names them as "module:attribute" and they are imported when the sc
 built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
 Document-level protections are strawberry extensions: parsed and validated documents are
 cached (ParserCache, ValidationCache), and depth, aliases and tokens are bounded before any
-resolver runs. With `introspection=False` (production) a document selecting `__schema` or
-`__type` fails validation (graphql-core's NoSchemaIntrospectionCustomRule); `__typename`
+resolver runs; list arguments are counted before they are coerced (`schema.graphql_limits`).
+With `introspection=False` (production) a document selecting `__schema` or `__type` fails
+validation (graphql-core's NoSchemaIntrospectionCustomRule); `__typename`
 stays, clients need it.
 """
 
@@ -26,6 +27,8 @@ from strawberry.extensions import (
 )
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
+
+from schema.graphql_limits import BulkLimits
 
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
@@ -73,6 +76,7 @@ def build_schema(
         lambda: copy.copy(depth),
         lambda: copy.copy(aliases),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
+        BulkLimits,
     ]
     if not introspection:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))

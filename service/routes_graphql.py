@@ -18,9 +18,10 @@ from strawberry.asgi import GraphQL
 
 from engine.errors import InputError
 from schema.graphql import build_schema
+from schema.limits import too_many_matchups
 from service import grid as grids
 from service import metrics
-from service.compute import BudgetExceeded, Computer, Result
+from service.compute import BudgetExceeded, Computer, Result, encode
 from service.routes_compute import run_grid
 from service.settings import Settings
 
@@ -39,15 +40,14 @@ class Service:
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            return await self.computer.one(orjson.dumps(envelope), mode)
+            return await self.computer.one(encode(envelope), mode)
         except (InputError, BudgetExceeded) as exc:
             raise graphql_error(exc) from None
 
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
         if len(envelopes) > limit:
-            error = InputError("LIMIT_EXCEEDED", "inputs", f"at most {limit} matchups", limit)
-            raise graphql_error(error)
+            raise graphql_error(too_many_matchups(len(envelopes), limit))
         try:
             answers = await self.computer.many(envelopes)
         except BudgetExceeded as exc:

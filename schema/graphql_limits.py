@@ -1,0 +1,190 @@
+"""Bulk GraphQL arguments counted before they are coerced, and refused when too many.
+
+graphql-core coerces every variable, and strawberry converts every input object, before a
+resolver runs — on the event loop, at some 100 µs per attacker profile. A 1000 × 1000
+`matchupGrid` would spend 200 ms being built only to be refused by its resolver, and 300 KB of
+`[{}, {}, ...]` in any list argument blocks every other request for seconds. So before
+execution this extension counts, from the document and the raw variables:
+
+* the bulk limits the resolvers enforce — `matchups(inputs)` at most `max_matchups`,
+  `matchupGrid` at most `max_grid_cells` attackers × defenders × situations — refused with
+  the very error the resolver would raise;
+* the list items of every field's arguments (a variable counted at each use, as each field
+  converts it anew), at most `max_grid_cells + max_matchups`: the largest legitimate
+  operation, a grid at its cell limit, fits.
+
+The limits are the service's settings, found as the resolvers find the service
+(`context["service"].settings`); an execution without a service (a test's `execute_sync`)
+is not checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    InlineFragmentNode,
+    ListValueNode,
+    Node,
+    NullValueNode,
+    ObjectValueNode,
+    OperationDefinitionNode,
+    ValueNode,
+    VariableNode,
+)
+from strawberry.extensions import SchemaExtension
+
+from engine.errors import InputError
+from schema.limits import grid_too_large, too_many_matchups
+
+
+def _json_items(value: Any) -> int:
+    """List items anywhere in a raw JSON value (iterative: variables nest up to 1024 deep)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            count += len(item)
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return count
+
+
+class _Arguments:
+    """Sizes of argument values, literal or from the request's variables."""
+
+    def __init__(self, operation: OperationDefinitionNode, variables: Mapping[str, Any]) -> None:
+        self.values = dict(variables)
+        for definition in operation.variable_definitions or ():
+            name = definition.variable.name.value
+            if name not in self.values and definition.default_value is not None:
+                self.values[name] = definition.default_value
+        self._items: dict[str, int] = {}
+
+    def _variable(self, node: VariableNode) -> Any:
+        return self.values.get(node.name.value)
+
+    def length(self, node: ValueNode | None) -> int | None:
+        """The length of a list argument (None when absent or null; a single value is 1)."""
+        if node is None or isinstance(node, NullValueNode):
+            return None
+        value: Any = self._variable(node) if isinstance(node, VariableNode) else node
+        if value is None or isinstance(value, NullValueNode):
+            return None
+        if isinstance(value, ListValueNode):
+            return len(value.values)
+        return len(value) if isinstance(value, list) else 1
+
+    def items(self, node: ValueNode) -> int:
+        """List items anywhere in an argument value."""
+        count, stack = 0, [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, VariableNode):
+                name = item.name.value
+                if name not in self._items:
+                    value = self._variable(item)
+                    self._items[name] = (
+                        self.items(value) if isinstance(value, Node) else _json_items(value)
+                    )
+                count += self._items[name]
+            elif isinstance(item, ListValueNode):
+                count += len(item.values)
+                stack.extend(item.values)
+            elif isinstance(item, ObjectValueNode):
+                stack.extend(field.value for field in item.fields)
+        return count
+
+
+def _fields(
+    operation: OperationDefinitionNode, fragments: Mapping[str, FragmentDefinitionNode]
+) -> Iterator[tuple[FieldNode, bool]]:
+    """Every field the operation selects (fragments followed), and whether it is a root field."""
+    stack: list[tuple[Node, bool]] = [(s, True) for s in operation.selection_set.selections]
+    while stack:
+        node, root = stack.pop()
+        if isinstance(node, FieldNode):
+            yield node, root
+            if node.selection_set is not None:
+                stack.extend((s, False) for s in node.selection_set.selections)
+        elif isinstance(node, InlineFragmentNode):
+            stack.extend((s, root) for s in node.selection_set.selections)
+        elif isinstance(node, FragmentSpreadNode) and node.name.value in fragments:
+            spread = fragments[node.name.value].selection_set.selections
+            stack.extend((s, root) for s in spread)
+
+
+def _bulk_error(field: FieldNode, arguments: _Arguments, settings: Any) -> InputError | None:
+    """The error `matchups` or `matchupGrid` would raise for its size, if any."""
+    given = {argument.name.value: argument.value for argument in field.arguments or ()}
+    if field.name.value == "matchups":
+        count = arguments.length(given.get("inputs")) or 0
+        if count > settings.max_matchups:
+            return too_many_matchups(count, settings.max_matchups)
+    elif field.name.value == "matchupGrid":
+        cells = 1
+        for name in ("attackers", "defenders", "situations"):
+            length = arguments.length(given.get(name))
+            cells *= 1 if length is None and name == "situations" else length or 0
+        if cells > settings.max_grid_cells:
+            return grid_too_large(cells, settings.max_grid_cells)
+    return None
+
+
+def refusal(
+    document: DocumentNode, operation_name: str | None, variables: Mapping[str, Any], settings: Any
+) -> GraphQLError | None:
+    """Why the operation is refused before it runs, or None."""
+    operations = [
+        d
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode)
+        and (operation_name is None or (d.name is not None and d.name.value == operation_name))
+    ]
+    if len(operations) != 1:
+        return None  # graphql-core names the operation problem itself
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    arguments = _Arguments(operations[0], variables)
+    budget = settings.max_grid_cells + settings.max_matchups
+    total = 0
+    for field, root in _fields(operations[0], fragments):
+        error = _bulk_error(field, arguments, settings) if root else None
+        total += sum(arguments.items(argument.value) for argument in field.arguments or ())
+        if error is None and total > budget:
+            message = f"the arguments hold more than {budget} list items"
+            error = InputError("LIMIT_EXCEEDED", "", message, budget)
+        if error is not None:
+            key = field.alias.value if field.alias else field.name.value
+            return GraphQLError(
+                error.message, nodes=[field], path=[key] if root else None,
+                extensions=error.as_json(),
+            )  # fmt: skip
+    return None
+
+
+class BulkLimits(SchemaExtension):
+    """Refuse an oversized bulk operation before its variables are coerced."""
+
+    def on_execute(self) -> Iterator[None]:
+        context = self.execution_context
+        service = context.context.get("service") if isinstance(context.context, dict) else None
+        if service is not None and context.graphql_document is not None:
+            error = refusal(
+                context.graphql_document,
+                context.operation_name,
+                context.variables or {},
+                service.settings,
+            )
+            if error is not None:
+                context.result = ExecutionResult(data=None, errors=[error])
+        yield

@@ -19,7 +19,9 @@ refills and takes atomically, on the Redis server's clock (replicas' clocks neve
 their skew cannot matter), and a bucket expires once it would be full again anyway. Redis is
 never a dependency: a call bounded by `KILLMATH_REDIS_TIMEOUT` and a circuit breaker (the
 cache's), and on any failure the request is limited by this process's own bucket instead.
-During an outage a key may so get up to one burst per replica — availability over precision.
+During an outage a key may thus get up to one burst per replica — availability over precision;
+and a call that timed out may still take its token when a stalled Redis wakes up (strict,
+never lenient, by that one token).
 Without keys there is no identity to limit by, so rate limiting needs keys.
 """
 
@@ -99,6 +101,8 @@ class Buckets:
 
 # KEYS[1] the bucket; ARGV rate (tokens/s), burst. Returns "0" when a token was taken, else
 # the seconds until the next one (a string: Redis would truncate a Lua number to an integer).
+# The bucket expires when it would be full again; at absurdly low rates after 30 days at most
+# (a bucket that old is as good as full).
 TAKE = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -115,7 +119,7 @@ else
   wait = (1 - tokens) / rate
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+redis.call('PEXPIRE', KEYS[1], math.min(math.ceil(burst / rate * 1000) + 1000, 2592000000))
 return tostring(wait)
 """
 

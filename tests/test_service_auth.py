@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import httpx
 import pytest
 import redis
 import yaml
-from service_harness import free_port, owned_redis, serving
+from service_harness import controlled_redis, free_port, owned_redis, serving
 
 from service.auth import key_id
 from service.settings import Settings
@@ -243,6 +244,37 @@ def test_an_unreachable_redis_falls_back_to_the_process_bucket():
             for kind in ("ConnectionError", "circuit_open")
         ]
         assert sum(errors) >= 3
+
+
+def test_a_paused_redis_falls_back_and_the_shared_bucket_comes_back():
+    """A Redis that accepts connections but never answers costs a request one time limit
+    and the process's bucket decides meanwhile; once Redis answers again (after the
+    breaker's cool-down) the shared buckets decide again. (A call that timed out may still
+    take its token when Redis wakes, so the shared bucket's count is not checked after.)"""
+
+    def status(key: str) -> int:
+        return httpx.get(server.url + "/v1/rulesets", headers=bearer(key)).status_code
+
+    settings = {
+        "api_keys": f"{KEYS['limit']},{KEYS['spare']}",
+        "rate_limit_burst": 3,
+        "breaker_cooldown": 0.5,
+    }
+    with controlled_redis() as rp, serving(redis_url=rp.url, **settings, **SLOW) as server:
+        client = redis.Redis.from_url(rp.url)
+        assert status("limit") == 200
+        rp.pause()
+        try:
+            # the process's own bucket, full (3), decides while Redis sleeps
+            assert [status("limit") for _ in range(4)] == [200, 200, 200, 429]
+            assert server.metric("killmath_redis_errors_total", kind="TimeoutError") >= 1
+        finally:
+            rp.resume()
+        time.sleep(1.0)  # past the cool-down: the next call probes Redis again
+        assert client.keys(f"killmath:rate:{key_id(KEYS['spare'])}") == []
+        assert status("spare") == 200
+        assert client.exists(f"killmath:rate:{key_id(KEYS['spare'])}") == 1
+        client.close()
 
 
 def test_lists_are_comma_separated_and_keys_stay_secret(monkeypatch):

@@ -43,7 +43,7 @@ class Precision:
         if exact:
             self.dtype = np.int64 if power6(step * rounds) < 2**63 else object
 
-    def zeros(self, shape: tuple[int, int]) -> np.ndarray:
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
         return np.zeros(shape, dtype=self.dtype)
 
     def scale(self, mass: np.ndarray, odds: Odds, grow: int) -> np.ndarray:
@@ -75,6 +75,7 @@ class Chain:
         self.step = self.roll_depth + depth * top
         rounds = fight.options.rounds
         self.precision = Precision(exact, depth, top, self.step, rounds)
+        self._settled: tuple[np.ndarray, ...] | None = None
         self.optimal = None
         if any(f.strategy == "OPTIMAL" for f in sequence.fighters):
             self.optimal = Optimal(sequence, grid, depth, self.step, self.choose, rounds)
@@ -98,8 +99,9 @@ class Chain:
         finals = p.zeros(self.shape)
         starts = {(0, 0): p.zeros(self.shape)}
         starts[(0, 0)][start] = 1
+        run = self.settled_from if self.sequence.certain else self.sequence_from
         for played in range(1, rounds + 1):
-            ended, dead = self.sequence_from(starts, rounds - played + 1)
+            ended, dead = run(starts, rounds - played + 1)
             if p.exact:
                 finals = finals * power6(self.step)
             finals += dead
@@ -113,6 +115,54 @@ class Chain:
             (a, b): Fraction(int(finals[a, b]), den) if p.exact else float(finals[a, b])
             for a, b in zip(*np.nonzero(finals), strict=True)
         }
+
+    def settled_from(
+        self, starts: dict[tuple[int, int], np.ndarray], left: int
+    ) -> tuple[dict[tuple[int, int], np.ndarray], np.ndarray]:
+        """`sequence_from` for a `certain` sequence (no Feel No Pain, Relics or OPTIMAL):
+        once rolled it is settled, so the sequence is one fixed transition between cells."""
+        src, dst, weight = self.transition()
+        mass = starts[(0, 0)].ravel()
+        moved = weight * mass[src]
+        if self.precision.exact:  # `dst` ascending: sum each run of equal cells
+            runs = np.flatnonzero(np.diff(dst, prepend=-1))
+            flat = self.precision.zeros(self.shape).ravel()
+            flat[dst[runs]] = np.add.reduceat(moved, runs)
+        else:
+            flat = np.bincount(dst, weights=moved, minlength=mass.size)
+        ended = flat.reshape(self.shape)
+        dead = ended.copy()
+        dead[1:, 1:] = 0
+        ended[0, :] = ended[:, 0] = 0
+        return ({(0, 0): ended} if ended.any() else {}), dead
+
+    def transition(self) -> tuple[np.ndarray, ...]:
+        """(source cell, end cell, summed roll odds) of a settled sequence, every pair of a
+        source where both stand and an end it reaches, ordered by end cell: each roll's
+        opening moves every cell by its curse damage (F2) and then to where the projection
+        with both real strategies ends (`Grid.ends`), which is the real resolution here."""
+        if self._settled is not None:
+            return self._settled
+        seq, grid, p = self.sequence, self.grid, self.precision
+        cells = len(grid.cells)
+        a, b = grid.wounds
+        alive = np.flatnonzero((a > 0) & (b > 0))
+        keys, odds = [], []
+        for (num, _), (ca, na, la), (cb, nb, lb) in seq.rolls:
+            moment = seq.duel(self.first, (Status(ca, na, 0), Status(cb, nb, 0)))
+            while moment.duel:  # F3 parries deal no damage
+                x, action = moment.active, seq.heuristic(moment)
+                pair = grid.moves(x, moment.pair, action, False)[0][1] if action else moment.pair
+                moment = seq.duel(1 - x if x == self.first else None, pair)
+            moved = np.maximum(0, a[alive] - la) * grid.width + np.maximum(0, b[alive] - lb)
+            ends = grid.ends(turn(moment.active, moment.pair), seq.strategies).take(moved)
+            keys.append(ends * cells + alive)
+            odds.append(np.full(len(alive), num if p.exact else num / power6(self.roll_depth)))
+        key, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+        weight = p.zeros((len(key),))
+        np.add.at(weight, inverse, np.concatenate(odds).astype(p.dtype))
+        self._settled = (key % cells, key // cells, weight)
+        return self._settled
 
     def sequence_from(
         self, starts: dict[tuple[int, int], np.ndarray], left: int

@@ -339,6 +339,23 @@ def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
     assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
 
 
+@slow(30)
+@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
+def test_settled_transition_matches_sequence_by_sequence(body: dict) -> None:
+    """Without Feel No Pain and Relics a sequence is settled once rolled, and the grid chain
+    uses one cell-to-cell transition per fight (`chain.Chain.transition`)."""
+    settled = {"feelNoPain": None, "saintlyRelics": "NONE"}
+    body = {
+        "fighterA": {**body["fighterA"], **settled},
+        "fighterB": {**body["fighterB"], **settled},
+        "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])},
+    }
+    assert joint(body) == by_sequence(body)
+    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
+    assert floats.keys() == exact.keys()
+    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
+
+
 def test_optimal_residue_moduli_are_primes() -> None:
     """OPTIMAL tells close values equal by their residues: the moduli must be primes (so
     that 6 is invertible and a product of them bounds the numerators' difference)."""

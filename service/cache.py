@@ -199,10 +199,21 @@ class RedisTier:
         return found
 
     async def put_many(self, items: Mapping[str, Output]) -> None:
+        """One pipelined SET per answer. Answers are encoded first, outside the breaker: an
+        answer that cannot be written as JSON is an engine bug, not a Redis failure."""
+        entries: dict[str, bytes] = {}
+        for key, value in items.items():
+            try:
+                entries[redis_key(key)] = encode(key, value)
+            except orjson.JSONEncodeError:
+                log.exception("answer not stored: it cannot be written as JSON")
+        if not entries:
+            return
+
         async def write() -> None:
             async with self.client.pipeline(transaction=False) as pipe:
-                for key, value in items.items():
-                    pipe.set(redis_key(key), encode(key, value), ex=self.ttl)
+                for name, raw in entries.items():
+                    pipe.set(name, raw, ex=self.ttl)
                 await pipe.execute()
 
         await self._call("set", write)

@@ -10,6 +10,7 @@ answers are stored in it again.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
@@ -24,7 +25,7 @@ import pytest
 import redis
 from service_harness import Server, controlled_redis, serving
 
-from service.cache import CHECKSUM, Breaker, decode, encode, redis_key
+from service.cache import CHECKSUM, Breaker, RedisTier, decode, encode, redis_key
 from service.compute import prepare
 
 REDIS_TIMEOUT = 0.05  # seconds per Redis call (KILLMATH_REDIS_TIMEOUT)
@@ -350,3 +351,21 @@ def test_breaker_lets_one_probe_through_per_cooldown():
     assert breaker.allows()  # a probe that never reported (cancelled) keeps nothing open
     breaker.succeeded()
     assert breaker.allows() and breaker.allows()
+
+
+def test_an_answer_json_cannot_write_is_no_redis_failure():
+    """Only Redis's own failures count against it: the other answers are still stored and
+    the breaker stays closed."""
+
+    async def store() -> tuple[bool, list[dict[str, Any] | None]]:
+        breaker = Breaker(failures=1, cooldown=60)
+        tier = RedisTier(rp.url, ttl=60, timeout=1.0, pool_size=2, breaker=breaker)
+        await tier.put_many({"bad": {"x": object()}, "good": {"x": 1}})
+        found = await tier.get_many(["bad", "good"])
+        await tier.close()
+        return breaker.allows(), found
+
+    with controlled_redis() as rp:
+        closed, found = asyncio.run(store())
+    assert closed
+    assert found == [None, {"x": 1}]

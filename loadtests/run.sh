@@ -29,7 +29,7 @@ name=""
 soak=0
 redis_restarts=""
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -t|--duration) duration="$2"; duration_given=1; shift 2 ;;

@@ -42,13 +42,18 @@ def _order(value: Value) -> tuple[int, int | str]:
 
 
 def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, Any]]:
-    """`[{"value", "probability", "exact"?}]` ascending, zero-probability entries left out."""
+    """`[{"value", "probability", "exact"?}]` ascending, zero-probability entries left out.
+
+    An integer value may come from an array-backed engine as a NumPy integer: it is written
+    as a Python int, which every JSON encoder takes (orjson refuses NumPy scalars).
+    """
     entries = []
     for value in sorted(dist, key=_order):
         p = dist[value]
         if p == 0:
             continue
-        entry: dict[str, Any] = {"value": value, "probability": float(p)}
+        plain = value if isinstance(value, str) else int(value)
+        entry: dict[str, Any] = {"value": plain, "probability": float(p)}
         if exact:
             entry["exact"] = ratio(p)
         entries.append(entry)

@@ -17,11 +17,13 @@ The kernel's parent-death signal follows the *thread* that started the server, s
 
 Used by the tests (imported by path) and by `loadtests/run.sh --soak`, which runs this file:
 
-    python loadtests/redis_process.py --url-file F [--restart-at 200 --restart-at 400] [-- ARGS]
+    python loadtests/redis_process.py --url-file F [--restart-at 200 ...] [--down 5] [-- ARGS]
 
 starts a server, writes its URL to F, and stops it on SIGTERM or SIGINT. The restart clock
 starts at SIGUSR1 (the script sends it when the load starts): each `--restart-at` is seconds
-after that signal. Extra `redis-server` arguments follow `--`.
+after that signal, when the server is killed and, `--down` seconds later, started again
+("restarted at" in the log is when it answers again). Extra `redis-server` arguments follow
+`--`.
 """
 
 from __future__ import annotations
@@ -136,9 +138,10 @@ class RedisProcess:
             self.process.send_signal(signal.SIGCONT)
         self.paused = False
 
-    def restart(self) -> None:
-        """Kill and start again on the same port, empty."""
+    def restart(self, down: float = 0.0) -> None:
+        """Kill, stay down for `down` seconds, and start again on the same port, empty."""
         self.kill()
+        time.sleep(down)
         self.start()
 
     def stop(self) -> None:
@@ -180,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SECONDS",
         help="restart the server this many seconds after SIGUSR1 (repeatable)",
     )
+    parser.add_argument(
+        "--down", type=float, default=0.0, metavar="SECONDS", help="downtime of each restart"
+    )
     parser.add_argument("--db", type=int, default=0)
     parser.add_argument("config", nargs="*", help="extra redis-server arguments, after --")
     args = parser.parse_args(argv)
@@ -201,7 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.pause()
         for at in sorted(args.restart_at):
             time.sleep(max(0.0, at - (time.monotonic() - go[0])))
-            server.restart()
+            server.kill()
+            _say(f"killed at {time.monotonic() - go[0]:.1f} s of the load")
+            time.sleep(args.down)
+            server.start()
             _say(f"restarted at {time.monotonic() - go[0]:.1f} s of the load")
         while True:
             signal.pause()

@@ -2,7 +2,7 @@
 # Load-test a local killmath server with Locust, headless, and judge the run.
 #
 #   loadtests/run.sh [-t 60s] [-u 30] [-r 10] [--p95-ms 250] [--workers 1] [--name run]
-#                    [--soak] [--redis-restarts N]
+#                    [--soak] [--redis-restarts N] [--redis-down SECONDS]
 #
 # Starts `killmath serve` on a free loopback port (with Redis only when KILLMATH_REDIS_URL is
 # set in the environment, otherwise the in-process cache alone), waits until /readyz answers,
@@ -13,8 +13,9 @@
 # --soak: a 10-minute run (-t still overrides; name "soak", p95 bound 1000 ms unless given)
 #   against a Redis of its own on a spare port (loadtests/redis_process.py; KILLMATH_REDIS_URL
 #   is ignored), killed and restarted empty --redis-restarts times (default 2, evenly spaced:
-#   at 1/3 and 2/3 of the run); <name>_redis.log says when. The soak also fails if Redis holds
-#   no entry at the end, i.e. caching did not resume after the last restart.
+#   at 1/3 and 2/3 of the run), each time down for --redis-down seconds (default 5: longer
+#   than the breaker's cool-down); <name>_redis.log says when. The soak also fails if Redis
+#   holds no entry at the end, i.e. caching did not resume after the last restart.
 # The server (and the soak's Redis) is always stopped, whatever happens (trap). Exit status: 0
 # only if Locust saw no failed request and the aggregated p95 stayed within --p95-ms.
 # PYTHON selects the interpreter (default: the active venv's or python3); it needs the dev extra.
@@ -28,8 +29,9 @@ workers=1
 name=""
 soak=0
 redis_restarts=""
+redis_down=""
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -t|--duration) duration="$2"; duration_given=1; shift 2 ;;
@@ -40,6 +42,7 @@ while [[ $# -gt 0 ]]; do
         --name) name="$2"; shift 2 ;;
         --soak) soak=1; shift ;;
         --redis-restarts) redis_restarts="$2"; shift 2 ;;
+        --redis-down) redis_down="$2"; shift 2 ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; usage 2 ;;
     esac
@@ -49,12 +52,15 @@ if [[ $soak -eq 1 ]]; then
     [[ -n "${p95_given:-}" ]] || p95_ms=1000
     name="${name:-soak}"
     redis_restarts="${redis_restarts:-2}"
-elif [[ -n "$redis_restarts" ]]; then
-    echo "run.sh: --redis-restarts needs --soak (only the soak's own Redis can be restarted)" >&2
+    redis_down="${redis_down:-5}"
+elif [[ -n "$redis_restarts$redis_down" ]]; then
+    echo "run.sh: --redis-restarts and --redis-down need --soak (only the soak's own Redis" \
+        "can be restarted)" >&2
     usage 2
 fi
 name="${name:-run}"
 [[ "$redis_restarts" =~ ^[0-9]*$ ]] || { echo "run.sh: --redis-restarts takes a count" >&2; usage 2; }
+[[ "$redis_down" =~ ^[0-9]*\.?[0-9]*$ ]] || { echo "run.sh: --redis-down takes seconds" >&2; usage 2; }
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -120,7 +126,7 @@ print(sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([hms]?)", sys.argv[1]
     url_file="$(mktemp)"; temp_files+=("$url_file"); rm -f "$url_file"
     redis_log="$reports/${name}_redis.log"
     setsid "$PYTHON" loadtests/redis_process.py --url-file "$url_file" "${restart_args[@]}" \
-        >"$redis_log" 2>&1 &
+        --down "$redis_down" >"$redis_log" 2>&1 &
     redis_pid=$!
     for _ in $(seq 150); do
         [[ -s "$url_file" ]] && break

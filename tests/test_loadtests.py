@@ -153,7 +153,9 @@ RUN_SH = LOADTESTS / "run.sh"
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [
-        (["--redis-restarts", "2"], "--redis-restarts needs --soak"),
+        (["--redis-restarts", "2"], "--redis-restarts and --redis-down need --soak"),
+        (["--redis-down", "5"], "--redis-restarts and --redis-down need --soak"),
+        (["--soak", "--redis-down", "soon"], "--redis-down takes seconds"),
         (["--soak", "--redis-restarts", "two"], "--redis-restarts takes a count"),
         (["--soaked"], "unknown argument --soaked"),
     ],
@@ -172,7 +174,7 @@ def test_soak_redis_restarts_on_schedule_and_is_always_stopped(tmp_path):
             pytest.fail("CI=true and no redis-server binary")
         pytest.skip("no redis-server binary")
     url_file = tmp_path / "url"
-    schedule = ["--restart-at", "0.2", "--restart-at", "0.4"]
+    schedule = ["--restart-at", "0.2", "--restart-at", "0.4", "--down", "0.1"]
     driver = subprocess.Popen(
         [sys.executable, LOADTESTS / "redis_process.py", "--url-file", url_file, *schedule],
         stdout=subprocess.PIPE,
@@ -195,7 +197,7 @@ def test_soak_redis_restarts_on_schedule_and_is_always_stopped(tmp_path):
         out, _ = driver.communicate(timeout=15)
     assert driver.returncode == 128 + signal.SIGTERM
     first, second = summary.restarts(out)  # seconds after SIGUSR1, each once done
-    assert 0.2 <= first < second and second >= 0.4
+    assert 0.3 <= first < second and second >= 0.5  # each down 0.1 s
     with pytest.raises(redis.ConnectionError):
         client.ping()  # nothing left listening
     client.close()

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 
 from engine.errors import InputError
+from engine.kt2024 import chain, grid, optimal
 from engine.kt2024 import fight as fight_module
-from engine.kt2024 import grid, optimal
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
@@ -300,10 +300,21 @@ def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.Monk
         "fighterB.strategy",
         50,
     )
+    monkeypatch.setattr(optimal, "STATE_BUDGET", 60_000)
+    monkeypatch.setattr(optimal, "MEMORY_BUDGET", 2**20)  # a few states of 12 × 12 wounds
+    with pytest.raises(InputError) as caught:
+        registry.run(body, "fight")
+    assert caught.value.field == "fighterB.strategy" and 0 < caught.value.limit < 60_000
 
 
 @pytest.mark.parametrize(
-    ("module", "budget", "rounds"), [(fight_module, "TABLE_BUDGET", 1), (grid, "STATE_BUDGET", 2)]
+    ("module", "budget", "rounds"),
+    [
+        (fight_module, "TABLE_BUDGET", 1),
+        (grid, "STATE_BUDGET", 2),
+        (chain, "MASS_BUDGET", 2),
+        (chain, "WORK_BUDGET", 2),
+    ],
 )
 def test_the_chain_refuses_fights_beyond_its_budget(
     monkeypatch: pytest.MonkeyPatch, module: object, budget: str, rounds: int

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import InputError
+
 from .fight_state import CERTAIN, Moment, Odds, Status
 from .fighter import Fight
 from .grid import CODE, Choice, Grid, total
@@ -24,6 +26,27 @@ from .optimal import Optimal
 from .sequence import Sequence, turn
 from .strike import ACTIONS
 from .weights import power6
+
+MASS_BUDGET = 512 * 2**20
+"""Bytes the masses of the moments still to be taken may hold at once in one sequence. Relics
+multiply the moments (relics used this sequence and in all, per fighter), and exact masses
+near the §12 maxima are arrays of 800-bit integers: 5 sequences of 8 dice a side at 30
+wounds with Feel No Pain and Relics would hold some 3 GB in exact mode (380 MB in float)."""
+
+WORK_BUDGET = 2 * 10**9
+"""Cell operations (cells × 64-bit words per number, per pushed mass) one fight may spend.
+Float §12 fights take up to about 1.2·10⁹ (some 15 s of CPU time); beyond this budget a
+request is refused rather than left computing for minutes."""
+
+
+def too_large(what: str, limit: int) -> InputError:
+    return InputError(
+        "LIMIT_EXCEEDED",
+        "options.rounds",
+        f"the exact chain of this fight needs more than {limit} {what}; "
+        "use fewer rounds, attacks or wounds",
+        limit,
+    )
 
 
 class Precision:
@@ -39,9 +62,11 @@ class Precision:
 
     def __init__(self, exact: bool, depth: int, top: int, step: int, rounds: int) -> None:
         self.exact, self.depth, self.top = exact, depth, top
-        self.dtype: Any = float
-        if exact:
-            self.dtype = np.int64 if power6(step * rounds) < 2**63 else object
+        self.dtype: Any = np.int64 if exact else float
+        self.words = 1  # 64-bit words per number, at most
+        if exact and power6(step * rounds) >= 2**63:
+            self.dtype = object
+            self.words = 2 + power6(step * rounds).bit_length() // 64  # object header too
 
     def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
         return np.zeros(shape, dtype=self.dtype)
@@ -76,6 +101,7 @@ class Chain:
         rounds = fight.options.rounds
         self.precision = Precision(exact, depth, top, self.step, rounds)
         self._settled: tuple[np.ndarray, ...] | None = None
+        self.work = 0
         self.optimal = None
         if any(f.strategy == "OPTIMAL" for f in sequence.fighters):
             self.optimal = Optimal(sequence, grid, depth, self.step, self.choose, rounds)
@@ -176,11 +202,18 @@ class Chain:
         masses: dict[Moment, np.ndarray] = {}
         queue: list[tuple[int, int, int, Moment]] = []
         order = itertools.count()
+        cost = dead.size * p.words  # per pushed mass
+        most = MASS_BUDGET // (8 * cost)
 
         def push(moment: Moment, mass: np.ndarray, x: int, dmg: int) -> None:
             """Add `mass` (every cell standing) after fighter x dealt `dmg` to the other."""
+            self.work += cost
+            if self.work > WORK_BUDGET:
+                raise too_large("cell operations", WORK_BUDGET)
             target = masses.get(moment)
             if target is None:
+                if len(masses) >= most:
+                    raise too_large("bytes of pending masses", MASS_BUDGET)
                 target = masses[moment] = p.zeros(self.shape)
                 pair = moment.pair
                 stage = 2 if not moment.duel else 0 if moment.active == self.first else 1

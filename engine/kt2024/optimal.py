@@ -30,10 +30,14 @@ from .strike import ACTIONS
 from .weights import power6
 
 STATE_BUDGET = 60_000
-"""The most (moment, sequences left) values OPTIMAL may solve in one fight. Each is two arrays
-over the wounds grid of integer numerators (Python integers once they outgrow int64); near the
-§12 maxima (8 dice a side, 30 wounds, 5 sequences) they would need many gigabytes. Past this
-budget the request is refused rather than left to exhaust the process."""
+"""The most (moment, sequences left) values OPTIMAL may hold at once in one fight."""
+
+MEMORY_BUDGET = 512 * 2**20
+"""Bytes those values may take: each is U and D over the wounds grid, as floats and modulo a
+few primes (8 bytes a number). The values of a sequence are dropped once the sequence before
+it has taken its start values, so one sequence's values are held at a time. At the §12 maxima
+(8 dice a side, 30 wounds, 5 sequences) a sequence has about 4,000 moments of 110 kB; fights
+needing more than the budget are refused rather than left to exhaust the process."""
 
 Value = tuple[np.ndarray, np.ndarray]
 """From A's side over the flat wounds grid: (U and D as floats, shape (2, cells); U and D
@@ -105,6 +109,8 @@ class Optimal:
         self._residues: dict[Odds, np.ndarray] = {}
         self.dead = (a == 0) | (b == 0)
         self._values: dict[tuple[Moment, int], Value] = {}
+        size = len(self.dead) * 8 * 2 * (1 + len(self.primes))
+        self.budget = min(STATE_BUDGET, MEMORY_BUDGET // size)
         self._choices: dict[tuple[Moment, int], Choice] = {}
         self._starts: dict[tuple[tuple[int, int], int], Value] = {}
         self._curses: dict[tuple[int, int], np.ndarray] = {}
@@ -156,7 +162,7 @@ class Optimal:
         known = self._values.get(key)
         if known is not None:
             return known
-        if len(self._values) >= STATE_BUDGET:
+        if len(self._values) >= self.budget:
             raise self.too_large()
         pair = moment.pair
         if not moment.duel and total(pair) == 0:  # over: the next sequence, or the end
@@ -239,6 +245,8 @@ class Optimal:
             vr = vr.take(shift, axis=2) * self.residue(odds) % self.primes
             f, r = (vf, vr) if f is None else (f + vf, r + vr)
         self._starts[key] = (f, r % self.primes)
+        # the sequence's values served this start; what later starts need comes back on demand
+        self._values = {k: v for k, v in self._values.items() if k[1] != left}
         return self._starts[key]
 
     def residue(self, odds: Odds) -> np.ndarray:
@@ -308,10 +316,9 @@ class Optimal:
                 relics = (pair[0].relics_used, pair[1].relics_used)
                 u[need], d[need] = self.exact_start(relics, left - 1, need)
             return
-        self.value(moment, left)  # the choices here
         optimal, (codes, present) = self.candidates(moment, left)
         if optimal:
-            codes, present = self._choices[(moment, left)]
+            codes, present = self.choice(moment, left)
         if codes is None:
             u[need], d[need] = self.exact_after(moment, present[0], left, need)
             return
@@ -361,7 +368,7 @@ class Optimal:
         return InputError(
             "LIMIT_EXCEEDED",
             f"{side}.strategy",
-            f"OPTIMAL would have to solve more than {STATE_BUDGET} fight states for these "
+            f"OPTIMAL would have to hold more than {self.budget} fight states for these "
             "attacks, wounds and rounds; use fewer of them or a heuristic strategy",
-            STATE_BUDGET,
+            self.budget,
         )

@@ -6,18 +6,20 @@ final wounds]. A maximises it, B minimises it (its own U and D are the negatives
 OPTIMAL is zero-sum expectiminimax); a heuristic mover plays its §9.5 choice. Ties fall to the
 earlier candidate of §9.8 O4.
 
-Values are exact in both precisions, so the policy never depends on `exact`: integer numerators
-over a power of 6 that every candidate at a moment shares, so that comparing two candidates is
-comparing integers. A moment with t unresolved successes (both fighters) and `left` sequences to
-play (this one included) is over 6**(depth·t + (left − 1)·step), with `depth` and `step` as in
-the chain (`grid.Precision`): a move from t to t′ with odds a / 6**d multiplies its successor's
-numerators by a·6**(depth·(t − t′) − d).
+The policy is the exact one in both precisions (O4), but values are not carried as big
+integers: each is a float64 and its residues modulo a few primes below 2**31 (all arithmetic of
+the values is linear, with odds a / 6**d as a·6**-d modulo each prime). The exact value of a
+moment with t unresolved successes (both fighters) and `left` sequences to play is a numerator
+over 6**(depth·t + (left − 1)·step) (`depth` and `step` as in `chain.Precision`), shared by
+every candidate there. Floats order two candidates whose gap is wide; for close ones the
+residues give the exact difference of the numerators, which is small enough to be recovered
+whole from them (`Optimal._wins`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from math import ceil, prod
 
 import numpy as np
 
@@ -32,7 +34,7 @@ from .weights import power6
 STATE_BUDGET = 60_000
 """The most (moment, sequences left) values OPTIMAL may hold at once in one fight."""
 
-MEMORY_BUDGET = 512 * 2**20
+MEMORY_BUDGET = 384 * 2**20
 """Bytes those values may take: each is U and D over the wounds grid, as floats and modulo a
 few primes (8 bytes a number). The values of a sequence are dropped once the sequence before
 it has taken its start values, so one sequence's values are held at a time. At the §12 maxima
@@ -42,8 +44,6 @@ needing more than the budget are refused rather than left to exhaust the process
 Value = tuple[np.ndarray, np.ndarray]
 """From A's side over the flat wounds grid: (U and D as floats, shape (2, cells); U and D
 modulo each prime of `primes`, shape (2, primes, cells))."""
-Exact = tuple[np.ndarray, np.ndarray]
-"""(U numerators, D numerators) at some cells."""
 
 
 Branch = tuple[Odds, Moment, np.ndarray, int]
@@ -67,22 +67,22 @@ PRIMES = (
 modulo some of them, so that two close float values can be told equal exactly."""
 
 
-def primes_for(bound: int) -> tuple[int, bool]:
-    """How many of `PRIMES` it takes for a product above `bound`, and whether they make it
-    (at most all of them)."""
+def primes_for(bound: int) -> tuple[int, ...]:
+    """The first of `PRIMES` whose product is above 2·`bound`: enough for any §12 fight (its
+    largest exponent of 6 is below 500)."""
     product, count = 1, 0
-    while product <= bound and count < len(PRIMES):
+    while product <= 2 * bound:
         product *= PRIMES[count]
         count += 1
-    return max(count, 1), product > bound
+    return PRIMES[:count]
 
 
 class Optimal:
     """The OPTIMAL fighters' choices in one fight, solved on demand and memoised.
 
-    Values are solved in float64 over every cell; where two candidates come within
-    `TOLERANCE` of each other in U, their exact values are computed at those cells only
-    (`exact`, recursively and memoised per cell), and decide. So the policy is the exact one.
+    Values are solved over every cell of the grid at once, per wound-free moment and
+    sequences left, and memoised; a sequence's values are dropped once the sequence before it
+    has taken its start values (only the choices are kept).
     """
 
     def __init__(
@@ -98,10 +98,11 @@ class Optimal:
         self.choose = choose
         a, b = grid.wounds
         u, d = (b == 0).astype(np.int64) - (a == 0), a - b
-        self.terminal = (u.astype(object), d.astype(object))
-        # numerators of close values differ by < 2e-7 · 6**(the largest exponent)
-        count, self.trusted = primes_for(power6(rounds * step) // 5_000_000 + 1)
-        self.primes = np.array(PRIMES[:count], dtype=np.int64)[:, None]
+        # numerators of close values differ by less than 2·TOLERANCE·6**(largest exponent)
+        primes = primes_for(ceil(2 * TOLERANCE.max() * 2**32) * power6(rounds * step) >> 32)
+        self.primes = np.array(primes, dtype=np.int64)[:, None]
+        self.modulus = prod(primes)
+        self.crt = (primes, [self.modulus // p * pow(self.modulus // p, -1, p) for p in primes])
         self.ended: Value = (
             np.stack([u, d]).astype(float),
             np.stack([u % self.primes, d % self.primes]),
@@ -115,7 +116,6 @@ class Optimal:
         self._starts: dict[tuple[tuple[int, int], int], Value] = {}
         self._curses: dict[tuple[int, int], np.ndarray] = {}
         self._branches: dict[tuple[Moment, int], tuple[Branch, ...]] = {}
-        self._exact: dict[tuple[Any, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def choice(self, moment: Moment, left: int) -> Choice:
         """The OPTIMAL mover's choice at every cell, `left` sequences to play."""
@@ -179,7 +179,7 @@ class Optimal:
             for code in present[1:]:
                 q = self._after(moment, code, left)
                 so_far = present[0] if best is None else best
-                wins = self._wins(moment, left, q, value, code, so_far)
+                wins = self._wins(moment, left, q, value)
                 if wins.any():
                     value = (np.where(wins, q[0], value[0]), np.where(wins, q[1], value[1]))
                     best = np.where(wins, code, so_far)
@@ -191,35 +191,51 @@ class Optimal:
         self._values[key] = value
         return value
 
-    def _wins(
-        self, moment: Moment, left: int, q: Value, value: Value, code: int, best: Any
-    ) -> np.ndarray:
-        """Where candidate `code` (value q) beats the best so far (value `value`, codes
-        `best`) for the mover, comparing U, then D, exactly.
+    def _wins(self, moment: Moment, left: int, q: Value, value: Value) -> np.ndarray:
+        """Where a candidate (value q) beats the best so far (`value`) for the mover,
+        comparing U, then D, exactly.
 
-        Floats order two values whose gap exceeds their tolerance. Closer values with equal
-        residues are equal: their numerators over the moment's power of 6 differ by less than
-        the product of the primes, and by a multiple of it. The rest (close but unequal, rare)
-        are compared on exact values."""
+        Floats order two values whose gap exceeds `TOLERANCE`. For closer ones the residues
+        give the exact difference of their numerators over the moment's power of 6: it is
+        below half the product of the primes, so the Chinese remainder theorem recovers it
+        with its sign."""
         sign = 1 if moment.active == 0 else -1
         (fq, rq), (fv, rv) = q, value
         gap = (fq - fv) * sign
         apart = np.abs(gap) > TOLERANCE[:, None]
-        same = (rq == rv).all(axis=1) & ~apart & self.trusted
-        wins = (apart[0] & (gap[0] > 0)) | (same[0] & apart[1] & (gap[1] > 0))
-        unsure = ~self.dead & ~apart[0] & ~(same[0] & (apart[1] | same[1]))
-        close = np.flatnonzero(unsure)
+        wins = apart[0] & (gap[0] > 0)
+        close = np.flatnonzero(~apart[0] & ~self.dead)
         if len(close):
-            mine = self.exact_after(moment, code, left, close)
-            codes = np.broadcast_to(best, self.dead.shape)[close]
-            theirs_u = np.empty(len(close), dtype=object)
-            theirs_d = np.empty(len(close), dtype=object)
-            for other in np.unique(codes).tolist():
-                at = codes == other
-                theirs_u[at], theirs_d[at] = self.exact_after(moment, other, left, close[at])
-            du, dd = (mine[0] - theirs_u) * sign, (mine[1] - theirs_d) * sign
-            wins[close] = (du > 0) | ((du == 0) & (dd > 0))
+            ties = (rq[0][:, close] == rv[0][:, close]).all(axis=0)  # U exactly equal
+            tied = close[ties]
+            d_apart = apart[1, tied]
+            wins[tied[d_apart]] = gap[1, tied[d_apart]] > 0
+            both = tied[~d_apart]
+            # exact differences where U differs (closely), or U ties and D is close
+            for row, cells in (
+                (0, close[~ties]),
+                (1, both[(rq[1][:, both] != rv[1][:, both]).any(axis=0)]),
+            ):
+                if len(cells):
+                    wins[cells] = (
+                        self.differences(rq[row][:, cells] - rv[row][:, cells], moment, left) * sign
+                        > 0
+                    )
         return wins
+
+    def differences(self, residues: np.ndarray, moment: Moment, left: int) -> np.ndarray:
+        """The exact differences of numerators whose values differ by `residues` (primes ×
+        cells) at a moment: each the integer n with |n| < M / 2 (M the product of the
+        primes) and these residues times 6**exponent."""
+        exponent = self.depth * total(moment.pair) + (left - 1) * self.step
+        primes, weights = self.crt
+        scale = np.array([pow(6, exponent, p) for p in primes], dtype=np.int64)[:, None]
+        residues = residues % self.primes * scale % self.primes
+        out = []
+        for column in residues.T.tolist():
+            n = sum(r * w for r, w in zip(column, weights, strict=True)) % self.modulus
+            out.append(n - self.modulus if 2 * n > self.modulus else n)
+        return np.sign(np.array(out, dtype=object)).astype(np.int64)
 
     def _after(self, moment: Moment, code: int, left: int) -> Value:
         """The value of the mover's action `code` at every cell."""
@@ -276,83 +292,6 @@ class Optimal:
             )
             for odds, (ca, na, la), (cb, nb, lb) in seq.rolls
         ]
-
-    # ---- exact values at chosen cells ---------------------------------------------------
-    def exact(self, moment: Moment, left: int, cells: np.ndarray) -> Exact:
-        """Exact (U, D) numerators at `cells` (flat indices), over 6**(depth·t + (left −
-        1)·step) for a moment with t unresolved successes; computed once per cell."""
-        t = total(moment.pair)
-        memo = self._memo_of((moment, left))
-        u, d, known = memo
-        need = np.unique(cells[~known[cells]])
-        if len(need):
-            base = power6(self.depth * t + (left - 1) * self.step)
-            fallen = need[self.dead[need]]
-            u[fallen], d[fallen] = self.terminal[0][fallen] * base, self.terminal[1][fallen] * base
-            need = need[~self.dead[need]]
-            if len(need):
-                self._exact_alive(moment, left, need, memo)
-            known[cells] = True
-        return u[cells], d[cells]
-
-    def _memo_of(self, key: tuple[Any, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        memo = self._exact.get(key)
-        if memo is None:
-            size = len(self.dead)
-            memo = self._exact[key] = (
-                np.zeros(size, dtype=object),
-                np.zeros(size, dtype=object),
-                np.zeros(size, dtype=bool),
-            )
-        return memo
-
-    def _exact_alive(self, moment: Moment, left: int, need: np.ndarray, memo: Any) -> None:
-        u, d, _ = memo
-        pair = moment.pair
-        if not moment.duel and total(pair) == 0:  # over, both standing: the next sequence
-            if left == 1:
-                u[need], d[need] = self.terminal[0][need], self.terminal[1][need]
-            else:
-                relics = (pair[0].relics_used, pair[1].relics_used)
-                u[need], d[need] = self.exact_start(relics, left - 1, need)
-            return
-        optimal, (codes, present) = self.candidates(moment, left)
-        if optimal:
-            codes, present = self.choice(moment, left)
-        if codes is None:
-            u[need], d[need] = self.exact_after(moment, present[0], left, need)
-            return
-        for code in present:
-            at = need[codes[need] == code]
-            if len(at):
-                u[at], d[at] = self.exact_after(moment, code, left, at)
-
-    def exact_after(self, moment: Moment, code: int, left: int, cells: np.ndarray) -> Exact:
-        """Exact values of the mover's action `code` at `cells`."""
-        u = d = None
-        for odds, nxt, shift, used in self.branches(moment, code):
-            vu, vd = self.exact(nxt, left, shift[cells])
-            factor = odds[0] * power6(self.depth * used - odds[1])
-            vu, vd = vu * factor, vd * factor
-            u, d = (vu, vd) if u is None else (u + vu, d + vd)
-        return (u, d)
-
-    def exact_start(self, relics: tuple[int, int], left: int, cells: np.ndarray) -> Exact:
-        """Exact values of a sequence about to be rolled at `cells`, over 6**(left·step)."""
-        memo = self._memo_of((relics, -left))
-        u, d, known = memo
-        need = np.unique(cells[~known[cells]])
-        if len(need):
-            su = sd = None
-            for odds, moment, shift in self.openings(relics):
-                vu, vd = self.exact(moment, left, shift[need])
-                used = self.step - odds[1] - self.depth * total(moment.pair)
-                factor = odds[0] * power6(used)
-                vu, vd = vu * factor, vd * factor
-                su, sd = (vu, vd) if su is None else (su + vu, sd + vd)
-            u[need], d[need] = su, sd
-            known[need] = True
-        return u[cells], d[cells]
 
     def curse(self, la: int, lb: int) -> np.ndarray:
         """Flat cells after F2's curse damage (la to A, lb to B), fallen cells kept."""

@@ -6,7 +6,10 @@ stats only) is cleared for the "cold" pass and kept for the "warm" one.
 Times are CPU seconds of this process (`time.process_time`), so other load on a shared
 machine does not count. Targets (issue 3): float median ≤ 5 ms, p95 ≤ 50 ms, max ≤ 500 ms;
 exact within 5×.
-Run: `python benchmarks/bench_fight.py [--count 300] [--optimal 60]`.
+The last lines time one §12-sized fight (8 attacks a side, 30 wounds, 5 sequences, MAX_DAMAGE)
+in both precisions.
+Run: `python benchmarks/bench_fight.py [--count 300] [--optimal 60] [--quick]` (`--quick`: the
+warm passes only).
 """
 
 from __future__ import annotations
@@ -82,14 +85,24 @@ def timed(scenario: Fight) -> float:
     return time.process_time() - start
 
 
-def run(label: str, fights: list[Fight]) -> None:
+def run(label: str, fights: list[Fight], quick: bool) -> None:
     for exact in (False, True):
         batch = [replace(f, options=replace(f.options, exact=exact)) for f in fights]
         name = f"{label} {'exact' if exact else 'float'}"
         attack._retained.cache_clear()
         dice.roll.cache_clear()
-        print(summary(f"{name} cold", [timed(f) for f in batch], width=24))
+        cold = [timed(f) for f in batch]
+        if not quick:
+            print(summary(f"{name} cold", cold, width=24))
         print(summary(f"{name} warm", [timed(f) for f in batch], width=24))
+
+
+def largest() -> None:
+    """The §12-sized heuristic fight, once per precision."""
+    side = Fighter(attacks=8, wounds=30)
+    for exact in (False, True):
+        scenario = Fight(side, side, FightOptions(rounds=5, exact=exact))
+        print(f"§12-sized fight {'exact' if exact else 'float'}: {timed(scenario):.2f} s")
 
 
 def main() -> None:
@@ -97,13 +110,15 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--optimal", type=int, default=60)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--quick", action="store_true", help="warm passes only")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     heuristic = [fight(rng) for _ in range(args.count)]
     optimal = [fight(rng, optimal=True) for _ in range(args.optimal)]
     print(f"{len(heuristic)} heuristic fights, {len(optimal)} OPTIMAL fights (seed {args.seed})")
-    run("heuristic", heuristic)
-    run("OPTIMAL", optimal)
+    run("heuristic", heuristic, args.quick)
+    run("OPTIMAL", optimal, args.quick)
+    largest()
     print(f"refused by a state budget: {len(REFUSED)} runs")
 
 

@@ -31,12 +31,14 @@ MASS_BUDGET = 512 * 2**20
 """Bytes the masses of the moments still to be taken may hold at once in one sequence. Relics
 multiply the moments (relics used this sequence and in all, per fighter), and exact masses
 near the §12 maxima are arrays of 800-bit integers: 5 sequences of 8 dice a side at 30
-wounds with Feel No Pain and Relics would hold some 3 GB in exact mode (380 MB in float)."""
+wounds with Feel No Pain and Relics on both sides held 3 GB in exact mode (87 s of CPU time)
+before this budget, 380 MB in float mode; exact, it is now refused after about 2 s."""
 
-WORK_BUDGET = 2 * 10**9
+WORK_BUDGET = 1_500_000_000
 """Cell operations (cells × 64-bit words per number, per pushed mass) one fight may spend.
-Float §12 fights take up to about 1.2·10⁹ (some 15 s of CPU time); beyond this budget a
-request is refused rather than left computing for minutes."""
+Measured at the §12 maxima in float mode: Feel No Pain and Relics on both sides 0.78·10⁹
+(10 s of CPU time), with most flag rules too 0.90·10⁹ (13 s); beyond this budget (about 20 s)
+a request is refused rather than left computing for minutes."""
 
 
 def too_large(what: str, limit: int) -> InputError:

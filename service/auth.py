@@ -38,13 +38,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import metrics
-from service.cache import Breaker
+from service.cache import Breaker, connect
 from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
@@ -131,14 +128,8 @@ class SharedBuckets:
         self.local = local
         self.timeout = settings.redis_timeout
         self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown)
-        # the cache's connection settings: short timeouts, no retries (see service.cache)
-        self.client = Redis.from_url(
-            url,
-            socket_timeout=self.timeout,
-            socket_connect_timeout=self.timeout,
-            retry=Retry(NoBackoff(), 0),
-            max_connections=settings.redis_pool_size,
-        )
+        # the cache's client: short timeouts, no retries, safe across Redis restarts
+        self.client = connect(url, timeout=self.timeout, pool_size=settings.redis_pool_size)
         self._take = self.client.register_script(TAKE)
 
     async def take(self, name: str) -> float:

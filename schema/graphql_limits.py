@@ -45,10 +45,11 @@ from engine.errors import InputError
 from schema.limits import grid_too_large, too_many_matchups
 
 
-def _json_items(value: Any) -> int:
-    """List items anywhere in a raw JSON value (iterative: variables nest up to 1024 deep)."""
+def _json_items(value: Any, cap: int) -> int:
+    """List items anywhere in a raw JSON value, counted until past `cap` (iteratively:
+    variables nest up to 1024 deep)."""
     count, stack = 0, [value]
-    while stack:
+    while stack and count <= cap:
         item = stack.pop()
         if isinstance(item, list):
             count += len(item)
@@ -61,7 +62,10 @@ def _json_items(value: Any) -> int:
 class _Arguments:
     """Sizes of argument values, literal or from the request's variables."""
 
-    def __init__(self, operation: OperationDefinitionNode, variables: Mapping[str, Any]) -> None:
+    def __init__(
+        self, operation: OperationDefinitionNode, variables: Mapping[str, Any], cap: int
+    ) -> None:
+        self.cap = cap
         self.values = dict(variables)
         for definition in operation.variable_definitions or ():
             name = definition.variable.name.value
@@ -84,16 +88,18 @@ class _Arguments:
         return len(value) if isinstance(value, list) else 1
 
     def items(self, node: ValueNode) -> int:
-        """List items anywhere in an argument value."""
+        """List items anywhere in an argument value, counted until past the cap."""
         count, stack = 0, [node]
-        while stack:
+        while stack and count <= self.cap:
             item = stack.pop()
             if isinstance(item, VariableNode):
                 name = item.name.value
                 if name not in self._items:
                     value = self._variable(item)
                     self._items[name] = (
-                        self.items(value) if isinstance(value, Node) else _json_items(value)
+                        self.items(value)
+                        if isinstance(value, Node)
+                        else _json_items(value, self.cap)
                     )
                 count += self._items[name]
             elif isinstance(item, ListValueNode):
@@ -154,8 +160,8 @@ def refusal(
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    arguments = _Arguments(operations[0], variables)
     budget = settings.max_grid_cells + settings.max_matchups
+    arguments = _Arguments(operations[0], variables, budget)
     total = 0
     for field, root in _fields(operations[0], fragments):
         error = _bulk_error(field, arguments, settings) if root else None

@@ -398,6 +398,15 @@ def test_graphql_json_integers_beyond_64_bits_are_invalid_input(
             {"i": {"weapons": [{}] * 300}},
         ),
         (
+            "literal lists of 200 x 200 in an inline fragment",
+            "{ ... on Query { matchupGrid(attackers: ["
+            + ", ".join(["{}"] * 200)
+            + "], defenders: ["
+            + ", ".join(["{}"] * 200)
+            + "]) { cachedCells } } }",
+            {},
+        ),
+        (
             "grid lists behind a fragment",
             "query($a: [Kt2024ShootAttackerInput!]!) { ...G } "
             "fragment G on Query { matchupGrid(attackers: $a, defenders: [{}]) { cachedCells } }",

@@ -3,11 +3,11 @@
 QUERY_CLASSES names them as "module:attribute" and they are imported when the schema is
 built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
 Document-level protections are strawberry extensions: parsed and validated documents are
-cached (ParserCache, ValidationCache), and depth, aliases and tokens are bounded before any
-resolver runs; list arguments are counted before they are coerced (`schema.graphql_limits`).
-With `introspection=False` (production) a document selecting `__schema` or `__type` fails
-validation (graphql-core's NoSchemaIntrospectionCustomRule); `__typename`
-stays, clients need it.
+cached (256 documents of up to 4 KB), depth, aliases and tokens are bounded before any
+resolver runs, and list arguments are counted before they are coerced (the last and the
+caches: `schema.graphql_limits`). With `introspection=False` (production) a document
+selecting `__schema` or `__type` fails validation (graphql-core's
+NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
 """
 
 from __future__ import annotations
@@ -21,14 +21,17 @@ from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
-    ParserCache,
     QueryDepthLimiter,
-    ValidationCache,
 )
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from schema.graphql_limits import BulkLimits
+from schema.graphql_limits import (
+    BulkLimits,
+    SmallParserCache,
+    SmallValidationCache,
+    bound_validation,
+)
 
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
@@ -68,11 +71,12 @@ def build_schema(
     # caches live at module level in strawberry (keyed by size), so they persist anyway. The
     # limiters are copied from one instance each: a fresh limiter would build fresh rule
     # classes, and the ValidationCache, keyed by the rules, would then never hit.
+    bound_validation()
     depth = QueryDepthLimiter(max_depth=max_depth)
     aliases = MaxAliasesLimiter(max_alias_count=max_aliases)
     extensions = [
-        lambda: ParserCache(maxsize=1024),
-        lambda: ValidationCache(maxsize=1024),
+        lambda: SmallParserCache(maxsize=256),
+        lambda: SmallValidationCache(maxsize=256),
         lambda: copy.copy(depth),
         lambda: copy.copy(aliases),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),

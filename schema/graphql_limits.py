@@ -16,6 +16,13 @@ execution this extension counts, from the document and the raw variables:
 The limits are the service's settings, found as the resolvers find the service
 (`context["service"].settings`); an execution without a service (a test's `execute_sync`)
 is not checked.
+
+Validation has a cost of its own: graphql-core's OverlappingFieldsCanBeMergedRule compares
+every pair of fields that share a response name, so 300 copies of `rulesets { name }` (5 KB)
+took 0.85 s of the event loop. graphql-core bounds that work by a budget it lets us lower
+(`MAX_COMPLEXITY_BUDGET`, 500,000 units, some 2 s); `bound_validation` sets it to
+VALIDATION_BUDGET, which the documents real clients send — GraphiQL's introspection,
+matchups with fragments on every result type — do not come near (they spend under 10).
 """
 
 from __future__ import annotations
@@ -39,10 +46,25 @@ from graphql import (
     ValueNode,
     VariableNode,
 )
-from strawberry.extensions import SchemaExtension
+from graphql.validation.rules import overlapping_fields_can_be_merged
+from strawberry.extensions import ParserCache, SchemaExtension, ValidationCache
 
 from engine.errors import InputError
 from schema.limits import grid_too_large, too_many_matchups
+
+VALIDATION_BUDGET = 10_000  # field comparisons, about 40 ms at most
+
+# Parsed documents cost some 100 bytes of AST per byte of text (a 430 KB document of 96,000
+# tokens kept 45 MB), and strawberry's caches kept 1024 of them whatever their size: distinct
+# big documents grew the process by 45 MB each. Documents above this are parsed and
+# validated afresh, like the request bodies `service.compute` does not memoise; with 256
+# cached documents (`schema.graphql`) the caches hold at most about 100 MB.
+CACHED_DOCUMENT_CHARS = 4096
+
+
+def bound_validation() -> None:
+    """Lower graphql-core's budget for comparing fields (read as each validation starts)."""
+    overlapping_fields_can_be_merged.MAX_COMPLEXITY_BUDGET = VALIDATION_BUDGET
 
 
 def _json_items(value: Any, cap: int) -> int:
@@ -194,3 +216,27 @@ class BulkLimits(SchemaExtension):
             if error is not None:
                 context.result = ExecutionResult(data=None, errors=[error])
         yield
+
+
+def _cached(context: Any) -> bool:
+    return len(context.query or "") <= CACHED_DOCUMENT_CHARS
+
+
+class SmallParserCache(ParserCache):
+    """strawberry's ParserCache for documents up to CACHED_DOCUMENT_CHARS."""
+
+    def on_parse(self) -> Iterator[None]:
+        if _cached(self.execution_context):
+            yield from super().on_parse()
+        else:
+            yield  # strawberry parses it
+
+
+class SmallValidationCache(ValidationCache):
+    """strawberry's ValidationCache for documents up to CACHED_DOCUMENT_CHARS."""
+
+    def on_validate(self) -> Iterator[None]:
+        if _cached(self.execution_context):
+            yield from super().on_validate()
+        else:
+            yield  # strawberry validates it

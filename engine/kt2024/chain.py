@@ -73,11 +73,16 @@ class Precision:
     def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
         return np.zeros(shape, dtype=self.dtype)
 
-    def scale(self, mass: np.ndarray, odds: Odds, grow: int) -> np.ndarray:
-        """`mass` times odds, its denominator's exponent growing by `grow` (≥ the odds')."""
+    def factor(self, odds: Odds, grow: int) -> float | int:
+        """The factor of a mass for odds, its denominator's exponent growing by `grow` (≥
+        the odds')."""
         if not self.exact:
-            return mass if odds == CERTAIN else mass * (odds[0] / power6(odds[1]))
-        factor = odds[0] * power6(grow - odds[1])
+            return 1 if odds == CERTAIN else odds[0] / power6(odds[1])
+        return odds[0] * power6(grow - odds[1])
+
+    def scale(self, mass: np.ndarray, odds: Odds, grow: int) -> np.ndarray:
+        """`mass` times odds, its denominator's exponent growing by `grow`."""
+        factor = self.factor(odds, grow)
         return mass if factor == 1 else mass * factor
 
     def lift(self, mass: np.ndarray, left: int) -> np.ndarray:
@@ -103,6 +108,8 @@ class Chain:
         rounds = fight.options.rounds
         self.precision = Precision(exact, depth, top, self.step, rounds)
         self._settled: tuple[np.ndarray, ...] | None = None
+        self._edges: dict[tuple[Moment, int], tuple[tuple[Any, Moment, int], ...]] = {}
+        self._openings: dict[tuple[int, int], dict[tuple[int, int], list]] = {}
         self.work = 0
         self.optimal = None
         if any(f.strategy == "OPTIMAL" for f in sequence.fighters):
@@ -199,7 +206,7 @@ class Chain:
         wounds (per relics used by A and B):
         the masses where it ends with both standing (per relics used) and the mass of the
         cells where a fighter is at 0 (over the sequence's final denominator)."""
-        seq, grid, p = self.sequence, self.grid, self.precision
+        p = self.precision
         dead = p.zeros(self.shape)
         masses: dict[Moment, np.ndarray] = {}
         queue: list[tuple[int, int, int, Moment]] = []
@@ -233,24 +240,19 @@ class Chain:
                     target[1 : self.shape[0] - dmg, :] += mass[1 + dmg :, :]
                 dead[0, :] += p.lift(mass[1 : 1 + dmg, :].sum(axis=0), left)
 
-        for (ra, rb), start in starts.items():
+        for relics, start in starts.items():
             for curse, cursed in self.cursed(start).items():
                 alive, fallen = cursed
-                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-                    if (la, lb) != curse:
-                        continue
-                    pair = (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
-                    grow = self.roll_depth + p.depth * (p.top - ca - na - cb - nb)
+                for odds, grow, moment in self.openings(relics)[curse]:
                     dead += p.scale(fallen, odds, self.step)
-                    push(seq.duel(self.first, pair), p.scale(alive, odds, grow), 0, 0)
+                    push(moment, p.scale(alive, odds, grow), 0, 0)
 
         ended: dict[tuple[int, int], np.ndarray] = {}
         while queue:
             *_, moment = heapq.heappop(queue)
             mass = masses.pop(moment)
             pair = moment.pair
-            t = total(pair)
-            if not moment.duel and t == 0:
+            if not moment.duel and total(pair) == 0:
                 spent = (pair[0].relics_used, pair[1].relics_used)
                 if spent in ended:
                     ended[spent] += mass
@@ -263,17 +265,45 @@ class Chain:
                 codes = codes.reshape(self.shape)
             for code in dict.fromkeys(present):
                 part = mass if codes is None else np.where(codes == code, mass, 0)
-                if code < 0:  # no Duelist parry
-                    push(seq.duel(1 - x if x == self.first else None, pair), part, x, 0)
-                    continue
-                for odds, after, dmg in grid.moves(x, pair, ACTIONS[code], True):
-                    nxt = (
-                        seq.duel(1 - x if x == self.first else None, after)
-                        if moment.duel
-                        else turn(1 - x, after)
-                    )
-                    push(nxt, p.scale(part, odds, p.depth * (t - total(after))), x, dmg)
+                for factor, nxt, dmg in self.edges(moment, code):
+                    push(nxt, part if factor is None else part * factor, x, dmg)
         return ended, dead
+
+    def edges(self, moment: Moment, code: int) -> tuple[tuple[Any, Moment, int], ...]:
+        """The moves of the mover's action `code` (−1: no Duelist parry) as (the factor of
+        its mass, None for 1; the next moment; the damage dealt), memoised."""
+        key = (moment, code)
+        found = self._edges.get(key)
+        if found is None:
+            seq, p, x = self.sequence, self.precision, moment.active
+            following = 1 - x if x == self.first else None
+            if code < 0:
+                found = ((None, seq.duel(following, moment.pair), 0),)
+            else:
+                t, edges = total(moment.pair), []
+                for odds, after, dmg in self.grid.moves(x, moment.pair, ACTIONS[code], True):
+                    nxt = seq.duel(following, after) if moment.duel else turn(1 - x, after)
+                    factor = p.factor(odds, p.depth * (t - total(after)))
+                    edges.append((None if factor == 1 else factor, nxt, dmg))
+                found = tuple(edges)
+            self._edges[key] = found
+        return found
+
+    def openings(self, relics: tuple[int, int]) -> dict[tuple[int, int], list]:
+        """Per curse damage (A's, B's): each joint roll's odds, the growth of its exponent
+        and the moment opening its F3, for sequences starting with `relics` used."""
+        found = self._openings.get(relics)
+        if found is None:
+            seq, p = self.sequence, self.precision
+            found = self._openings[relics] = {}
+            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+                pair = (
+                    Status(ca, na, 0, relics_used=relics[0]),
+                    Status(cb, nb, 0, relics_used=relics[1]),
+                )
+                grow = self.roll_depth + p.depth * (p.top - ca - na - cb - nb)
+                found.setdefault((la, lb), []).append((odds, grow, seq.duel(self.first, pair)))
+        return found
 
     def cursed(self, start: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
         """F2: the start mass after each rolled curse damage (la to A, lb to B), split into

@@ -91,7 +91,8 @@ class Precision:
 
 
 class Chain:
-    """The real resolution (§9.7) of heuristic fights, mass pushed over the wounds grid."""
+    """The real resolution (§9.7) of a fight, mass pushed over the wounds grid; OPTIMAL
+    fighters take the choices `optimal.Optimal` solves, the others their §9.5 choices."""
 
     def __init__(self, fight: Fight, sequence: Sequence, exact: bool) -> None:
         self.sequence = sequence

@@ -1,4 +1,4 @@
-"""Heuristic fights on the wounds grid: a sequence as moves between wound-free states.
+"""A fight on the wounds grid: a sequence as moves between wound-free states.
 
 Within a sequence nothing but the wounds depends on the wounds: who acts, what a strike does to
 the unresolved successes and flags, its damage and its Relic and Feel No Pain odds are functions
@@ -9,10 +9,8 @@ over the whole (wounds A, wounds B) grid at once:
 * a heuristic fighter's choice (§9.5) at every cell (D2 and D4 compare the target's wounds with
   a projected damage total, D5 compares projected ends);
 * where the deterministic projection of §9.6 ends from every cell (`Grid.ends`, encoded cells);
-* in the chain itself, the probability mass at every cell, pushed forward state by state in
-  an order in which every move goes to a later state (each move uses up a success).
-
-A fight of several sequences just pushes the mass of the ends through the next sequence.
+* OPTIMAL's values and choices (`optimal`) and the probability mass of the real resolution
+  (`chain`), which build on the moves here.
 """
 
 from __future__ import annotations

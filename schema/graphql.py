@@ -27,6 +27,7 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from schema.graphql_limits import (
+    AliasCount,
     BulkLimits,
     SmallParserCache,
     SmallValidationCache,
@@ -76,6 +77,7 @@ def build_schema(
     aliases = MaxAliasesLimiter(max_alias_count=max_aliases)
     extensions = [
         lambda: SmallParserCache(maxsize=256),
+        lambda: AliasCount(max_aliases),
         lambda: SmallValidationCache(maxsize=256),
         lambda: copy.copy(depth),
         lambda: copy.copy(aliases),

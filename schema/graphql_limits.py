@@ -233,10 +233,43 @@ class SmallParserCache(ParserCache):
 
 
 class SmallValidationCache(ValidationCache):
-    """strawberry's ValidationCache for documents up to CACHED_DOCUMENT_CHARS."""
+    """strawberry's ValidationCache for documents up to CACHED_DOCUMENT_CHARS (and for
+    documents not refused already by AliasCount)."""
 
     def on_validate(self) -> Iterator[None]:
-        if _cached(self.execution_context):
+        context = self.execution_context
+        if context.pre_execution_errors is None and _cached(context):
             yield from super().on_validate()
         else:
-            yield  # strawberry validates it
+            yield  # refused already, or strawberry validates it
+
+
+class AliasCount(SchemaExtension):
+    """Refuse a document with too many aliases before it is validated.
+
+    strawberry's MaxAliasesLimiter is a validation rule: by the time it reports, every other
+    rule has walked the whole document (1,000 aliases: 30 ms on a quiet machine, 120 ms on a
+    busy one). Counting them first costs a walk of the parsed document; the message is the
+    limiter's own. Listed before SmallValidationCache, whose validation it then spares.
+    """
+
+    def __init__(self, max_aliases: int) -> None:
+        super().__init__()
+        self.max_aliases = max_aliases
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        if context.graphql_document is not None and context.pre_execution_errors is None:
+            count = 0
+            stack: list[Node] = list(context.graphql_document.definitions)
+            while stack:
+                node = stack.pop()
+                if isinstance(node, FieldNode) and node.alias is not None:
+                    count += 1
+                selections = getattr(node, "selection_set", None)
+                if selections is not None:
+                    stack.extend(selections.selections)
+            if count > self.max_aliases:
+                message = f"{count} aliases found. Allowed: {self.max_aliases}"
+                context.pre_execution_errors = [GraphQLError(message)]
+        yield

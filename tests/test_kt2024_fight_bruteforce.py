@@ -348,6 +348,7 @@ def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
     floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
     assert floats.keys() == exact.keys()
     assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
+    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
 
 
 @slow(30)
@@ -365,6 +366,7 @@ def test_settled_transition_matches_sequence_by_sequence(body: dict) -> None:
     floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
     assert floats.keys() == exact.keys()
     assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
+    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
 
 
 def test_optimal_residue_moduli_are_primes() -> None:

@@ -149,7 +149,7 @@ class Chain:
         den = power6(self.step * played) if p.exact else 1
         return {
             (a, b): Fraction(int(finals[a, b]), den) if p.exact else float(finals[a, b])
-            for a, b in zip(*np.nonzero(finals), strict=True)
+            for a, b in zip(*(index.tolist() for index in np.nonzero(finals)), strict=True)
         }
 
     def settled_from(

@@ -11,7 +11,9 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
+from cross_web import HTTPException
 from graphql import GraphQLError
+from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 from strawberry.asgi import GraphQL
@@ -22,6 +24,7 @@ from schema.limits import too_many_matchups
 from service import grid as grids
 from service import metrics
 from service.compute import BudgetExceeded, Computer, Result, encode
+from service.http import JSONResponse
 from service.routes_compute import run_grid
 from service.settings import Settings
 
@@ -78,6 +81,19 @@ class KillmathGraphQL(GraphQL):
         # orjson's error subclasses json's, which strawberry answers with 400; it also refuses
         # pathological nesting instead of overflowing the recursion limit
         return orjson.loads(data)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Strawberry's app, with its HTTP refusals (a body that is not JSON, no query, a
+        method it does not serve) in the service's error body instead of plain text."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope, receive))
+        except HTTPException as exc:
+            body = {"error": {"code": "INVALID_INPUT", "field": "", "message": exc.reason}}
+            response = JSONResponse(body, status_code=exc.status_code)
+        await response(scope, receive, send)
 
 
 REPLY_HIT = metrics.CACHE.labels(tier="reply", result="hit")

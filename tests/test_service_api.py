@@ -195,6 +195,21 @@ def test_malformed_and_oversized_bodies(url):
     assert response.json()["error"]["limit"] == 1000
 
 
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [(b"{not json", 400), (b'{"variables": {}}', 400), (b"[1, 2]", 400)],
+)
+def test_graphql_refusals_before_execution_use_the_error_body(url, body, status):
+    """Strawberry answers these with plain text; the service answers with its error body."""
+    response = httpx.post(
+        url + "/graphql", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == "INVALID_INPUT"
+    assert response.json()["error"]["message"]
+
+
 def test_graphql_errors_carry_the_error_members(url):
     answer = graphql(url, SHOOT_QUERY, {"input": {"attacker": {"attacks": 25}}})
     (error,) = answer["errors"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -134,56 +133,31 @@ def _answers(url: str) -> bool:
 
 @contextmanager
 def owned_redis() -> Iterator[str]:
-    """The URL of a Redis db the tests own (flushed on entry)."""
+    """The URL of a Redis db the tests own (flushed on entry and on exit): the machine's
+    Redis, else a `redis-server` of the tests' own (`controlled_redis`); under CI=true the
+    machine's Redis is required."""
     url = f"redis://127.0.0.1:6379/{TEST_DB}"
-    process = None
-    if not _answers(url):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true and no Redis answers at 127.0.0.1:6379")
-        binary = shutil.which("redis-server")
-        if binary is None:
-            pytest.skip("no Redis at 127.0.0.1:6379 and no redis-server installed")
-        port = free_port()
-        process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        url = f"redis://127.0.0.1:{port}/{TEST_DB}"
-        deadline = time.monotonic() + 10
-        while not _answers(url):
-            if time.monotonic() > deadline:
-                process.kill()
-                pytest.skip("a local redis-server did not start")
-            time.sleep(0.05)
-    client = redis.Redis.from_url(url)
-    client.flushdb()
-    try:
-        yield url
-    finally:
+    with ExitStack() as stack:
+        if not _answers(url):
+            if os.environ.get("CI") == "true":
+                pytest.fail("CI=true and no Redis answers at 127.0.0.1:6379")
+            url = stack.enter_context(controlled_redis(db=TEST_DB)).url
+        client = redis.Redis.from_url(url)
         client.flushdb()
-        client.close()
-        if process is not None:
-            process.terminate()
-            process.wait()
+        try:
+            yield url
+        finally:
+            client.flushdb()
+            client.close()
 
 
 @contextmanager
-def controlled_redis(*config: str) -> Iterator[RedisProcess]:
+def controlled_redis(*config: str, db: int = 0) -> Iterator[RedisProcess]:
     """A running `redis-server` of the test's own, with extra `config` arguments; stopped
     (resumed first if paused) however the test ends. Without the binary the test is skipped,
     except under CI=true, where it fails."""
     try:
-        server = RedisProcess(*config).start()
+        server = RedisProcess(*config, db=db).start()
     except redis_process.RedisUnavailable as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and no Redis of the test's own: {exc}")

@@ -22,7 +22,7 @@ from dataclasses import replace
 from timing import summary
 
 from engine.errors import InputError
-from engine.kt2024 import attack, dice
+from engine.kt2024 import attack, dice, sequence
 from engine.kt2024.fight import evaluate
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 
@@ -91,6 +91,7 @@ def run(label: str, fights: list[Fight], quick: bool) -> None:
         name = f"{label} {'exact' if exact else 'float'}"
         attack._retained.cache_clear()
         dice.roll.cache_clear()
+        sequence._opening.cache_clear()
         cold = [timed(f) for f in batch]
         if not quick:
             print(summary(f"{name} cold", cold, width=24))

@@ -21,7 +21,7 @@ from engine.errors import InputError
 
 from .fight_state import CERTAIN, Moment, Odds, Status
 from .fighter import Fight
-from .grid import CODE, Choice, Grid, total
+from .grid import Choice, Grid, total
 from .optimal import Optimal
 from .sequence import Sequence, turn
 from .strike import ACTIONS
@@ -114,20 +114,13 @@ class Chain:
         self.work = 0
         self.optimal = None
         if any(f.strategy == "OPTIMAL" for f in sequence.fighters):
-            self.optimal = Optimal(sequence, grid, depth, self.step, self.choose, rounds)
+            self.optimal = Optimal(sequence, grid, depth, self.step, rounds)
 
     def choose(self, moment: Moment, left: int) -> Choice:
         """The mover's choice at every cell (code −1: no Duelist parry)."""
-        seq, x = self.sequence, moment.active
-        if self.optimal is not None and seq.fighters[x].strategy == "OPTIMAL":
+        if self.optimal is not None and self.sequence.fighters[moment.active].strategy == "OPTIMAL":
             return self.optimal.choice(moment, left)
-        if moment.duel:
-            action = seq.heuristic(moment)
-            return (None, (CODE[action] if action else -1,))
-        pair = moment.pair
-        return self.grid.choice(
-            x, (pair[0].tactical(), pair[1].tactical()), seq.fighters[x].strategy
-        )
+        return self.grid.heuristic(moment)
 
     def play(self, rounds: int, start: tuple[int, int]) -> dict[tuple[int, int], Any]:
         """The joint distribution of both fighters' final wounds (Fraction or float)."""

@@ -17,11 +17,15 @@ from .strike import (
     NORMAL_STRIKE,
     Action,
     act,
+    blow,
     can_parry,
     parry,
     strike,
 )
 from .wounds import Alike, restore
+
+_UNSHARED = object()
+"""A projected move that is not memoised wound-free (Murderous Entrance's strikes)."""
 
 
 def settled(pair: Pair) -> bool:
@@ -49,6 +53,7 @@ class Tactics:
         self.alike = Alike(fighters)
         self._choices: dict[tuple[int, Pair, Strategy], Action] = {}
         self._ends: dict[tuple[int, Pair, Strategy, Strategy], tuple[int, int]] = {}
+        self._moves: dict[tuple, tuple[Pair, int] | object] = {}
 
     def choose(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         """The action of fighter x (active, with ≥1 unresolved success) under a heuristic."""
@@ -72,7 +77,39 @@ class Tactics:
         return act(self.fighters, x, pair, action, chance)
 
     def project(self, x: int, pair: Pair, action: Action) -> Pair:
-        """Fighter x's action without Relics or Feel No Pain (§9.6)."""
+        """Fighter x's action without Relics or Feel No Pain (§9.6).
+
+        What an action does to the successes and flags, and its damage, never depend on the
+        wounds, so they are memoised on the wound-free pair and the damage applied after
+        (except for Murderous Entrance, whose second strike needs the target standing)."""
+        a, b = pair
+        key = (x, action, a[0], a[1], a[3:], b[0], b[1], b[3:])
+        move = self._moves.get(key)
+        if move is None:
+            move = self._moves[key] = self._move(x, pair, action)
+        if move is _UNSHARED:
+            return self._project(x, pair, action)
+        (na, nb), dmg = move
+        if x == 0:
+            return (na.with_wounds(a[2]), nb.with_wounds(max(0, b[2] - dmg)))
+        return (na.with_wounds(max(0, a[2] - dmg)), nb.with_wounds(b[2]))
+
+    def _move(self, x: int, pair: Pair, action: Action) -> tuple[Pair, int] | object:
+        """(the pair after fighter x's projected action, wounds untouched; its damage)."""
+        fx, fy = self.fighters[x], self.fighters[1 - x]
+        verb, kind = action
+        xs, ys = oriented(pair, x)
+        if verb == "PARRY":
+            xs, ys = parry(fx, fy, xs, ys, kind)
+            dmg = 0
+        elif fx.murderous_entrance2021:
+            return _UNSHARED
+        else:
+            dmg, xs, ys = blow(fx, fy, xs, ys, kind)
+        return ((xs, ys) if x == 0 else (ys, xs)), dmg
+
+    def _project(self, x: int, pair: Pair, action: Action) -> Pair:
+        """`project` resolved in full, wounds and all."""
         verb, kind = action
         xs, ys = oriented(pair, x)
         if verb == "PARRY":

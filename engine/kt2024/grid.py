@@ -127,6 +127,16 @@ class Grid:
         return self.moves(x, pair, action, False)[0][2]
 
     # ---- heuristic choices (§9.5) ------------------------------------------------------
+    def heuristic(self, moment: Moment) -> Choice:
+        """A heuristic mover's choice at every cell of a wound-free moment (code −1: no
+        Duelist parry)."""
+        seq, x = self.sequence, moment.active
+        if moment.duel:
+            action = seq.heuristic(moment)
+            return (None, (CODE[action] if action else -1,))
+        pair = moment.pair
+        return self.choice(x, (pair[0].tactical(), pair[1].tactical()), seq.fighters[x].strategy)
+
     def choice(self, x: int, pair: Pair, strategy: Strategy) -> Choice:
         """Fighter x's §9.5 choice (x active with ≥1 unresolved success) at every cell of a
         tactical wound-free pair."""

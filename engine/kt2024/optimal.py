@@ -18,7 +18,6 @@ whole from them (`Optimal._wins`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from math import ceil, prod
 
 import numpy as np
@@ -93,11 +92,11 @@ class Optimal:
         grid: Grid,
         depth: int,
         step: int,
-        choose: Callable[[Moment, int], Choice],
         rounds: int,
     ) -> None:
+        # no reference back to the chain: a cycle would leave every memo of the fight to the
+        # cyclic collector, which then walks millions of young objects at once
         self.sequence, self.grid, self.depth, self.step = sequence, grid, depth, step
-        self.choose = choose
         a, b = grid.wounds
         u, d = (b == 0).astype(np.int64) - (a == 0), a - b
         # numerators of close values differ by less than 2·TOLERANCE·6**(largest exponent)
@@ -155,7 +154,7 @@ class Optimal:
         seq = self.sequence
         if seq.fighters[moment.active].strategy == "OPTIMAL":
             return True, (None, tuple(CODE[a] if a else -1 for a in seq.candidates(moment)))
-        codes, present = self.choose(moment, left)
+        codes, present = self.grid.heuristic(moment)
         return False, (codes, tuple(dict.fromkeys(present)))
 
     def value(self, moment: Moment, left: int) -> Value:

@@ -8,12 +8,14 @@ mover chooses is the strategies' business (`decisions` and `grid` for the heuris
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import comb
 
 from . import attack
 from .decisions import Tactics, settled, wise_parry
 from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
+from .scenario import AttackDice
 from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, can_parry
 from .weights import odds_of, power6
 
@@ -21,16 +23,22 @@ Roll = tuple[Odds, int, int, int]
 """(odds, crits, normals, curse damage taken) of one fighter's F1 + F2."""
 
 
-def opening(fighter: Fighter, opponent: Fighter) -> list[Roll]:
+def opening(fighter: Fighter, opponent: Fighter) -> tuple[Roll, ...]:
     """F1 (§5 with ob = false, cursed by the opponent's Curse of Rot) and F2 for one fighter.
 
     Curse damage is K instances of 1, each with its own Feel No Pain die. All entries share one
     denominator, so the joint roll of both fighters does too.
     """
-    retained = attack.retained(fighter, obscured=False, cursed=opponent.curse_of_rot)
+    return _opening(attack.attack_dice(fighter), opponent.curse_of_rot, fighter.feel_no_pain)
+
+
+@lru_cache(maxsize=4096)
+def _opening(dice: AttackDice, cursed: bool, fnp: int | None) -> tuple[Roll, ...]:
+    """`opening` memoised across fights on exactly what it reads: the attack dice, whether
+    they are cursed and the fighter's Feel No Pain."""
+    retained = attack.retained(dice, obscured=False, cursed=cursed)
     entries = [(odds_of(p), c, n, k) for (c, n, k), p in retained.items() if p]
     depth = max(odds[1] for odds, *_ in entries)
-    fnp = fighter.feel_no_pain
     extra = max(k for *_, k in entries) if fnp is not None else 0
     rolls: dict[tuple[int, int, int], int] = {}
     for (a, d), c, n, k in entries:
@@ -42,7 +50,7 @@ def opening(fighter: Fighter, opponent: Fighter) -> list[Roll]:
         for s in range(k + 1):
             ways = comb(k, s) * saved**s * (6 - saved) ** (k - s) * power6(extra - k)
             rolls[(c, n, k - s)] = rolls.get((c, n, k - s), 0) + a * ways
-    return [((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items()]
+    return tuple(((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items())
 
 
 def turn(active: int, pair: Pair) -> Moment:

@@ -47,8 +47,9 @@ Value = tuple[np.ndarray, np.ndarray]
 modulo each prime of `primes`, shape (2, primes, cells))."""
 
 
-Branch = tuple[Odds, Moment, np.ndarray, int]
-"""(odds, next moment, the flat cells each cell moves to, successes used up) of one outcome."""
+Branch = tuple[float | None, np.ndarray | None, Moment, np.ndarray | None]
+"""(odds as a float and as residues, None when certain; next moment; the flat cells each cell
+moves to, None when no damage is dealt) of one outcome."""
 
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two candidates order them as their exact
@@ -110,6 +111,7 @@ class Optimal:
         )
         self._residues: dict[Odds, np.ndarray] = {}
         self.dead = (a == 0) | (b == 0)
+        self.alive = ~self.dead
         self._values: dict[tuple[Moment, int], Value] = {}
         size = len(self.dead) * 8 * 2 * (1 + len(self.primes))
         self.budget = min(STATE_BUDGET, MEMORY_BUDGET // size)
@@ -133,15 +135,14 @@ class Optimal:
             seq, grid, x = self.sequence, self.grid, moment.active
             following = 1 - x if x == seq.first else None
             if code < 0:
-                found = ((CERTAIN, seq.duel(following, moment.pair), grid.cells, 0),)
+                found = ((None, None, seq.duel(following, moment.pair), None),)
             else:
-                t = total(moment.pair)
                 found = tuple(
                     (
-                        odds,
+                        None if odds == CERTAIN else odds[0] / power6(odds[1]),
+                        None if odds == CERTAIN else self.residue(odds),
                         seq.duel(following, after) if moment.duel else turn(1 - x, after),
-                        grid.shift(x, dmg),
-                        t - total(after),
+                        grid.shift(x, dmg) if dmg else None,
                     )
                     for odds, after, dmg in grid.moves(x, moment.pair, ACTIONS[code], True)
                 )
@@ -204,26 +205,27 @@ class Optimal:
         with its sign."""
         sign = 1 if moment.active == 0 else -1
         (fq, rq), (fv, rv) = q, value
-        gap = (fq - fv) * sign
+        gap = fq - fv if sign == 1 else fv - fq
         apart = np.abs(gap) > TOLERANCE[:, None]
         wins = apart[0] & (gap[0] > 0)
-        close = np.flatnonzero(~apart[0] & ~self.dead)
+        close = np.flatnonzero(self.alive & ~apart[0])
         if len(close):
-            ties = (rq[0][:, close] == rv[0][:, close]).all(axis=0)  # U exactly equal
+            rq0, rv0 = rq[0][:, close], rv[0][:, close]
+            ties = (rq0 == rv0).all(axis=0)  # U exactly equal
             tied = close[ties]
-            d_apart = apart[1, tied]
-            wins[tied[d_apart]] = gap[1, tied[d_apart]] > 0
-            both = tied[~d_apart]
-            # exact differences where U differs (closely), or U ties and D is close
-            for row, cells in (
-                (0, close[~ties]),
-                (1, both[(rq[1][:, both] != rv[1][:, both]).any(axis=0)]),
-            ):
-                if len(cells):
-                    wins[cells] = (
-                        self.differences(rq[row][:, cells] - rv[row][:, cells], moment, left) * sign
-                        > 0
-                    )
+            if len(tied):
+                d_apart = apart[1, tied]
+                wins[tied[d_apart]] = gap[1, tied[d_apart]] > 0
+                both = tied[~d_apart]
+                if len(both):  # U ties and D is close: exact where the residues differ
+                    cells = both[(rq[1][:, both] != rv[1][:, both]).any(axis=0)]
+                    if len(cells):
+                        exact = self.differences(rq[1][:, cells] - rv[1][:, cells], moment, left)
+                        wins[cells] = exact * sign > 0
+            if not ties.all():  # U differs, closely: exactly
+                differ = ~ties
+                exact = self.differences((rq0 - rv0)[:, differ], moment, left)
+                wins[close[differ]] = exact * sign > 0
         return wins
 
     def differences(self, residues: np.ndarray, moment: Moment, left: int) -> np.ndarray:
@@ -243,13 +245,18 @@ class Optimal:
     def _after(self, moment: Moment, code: int, left: int) -> Value:
         """The value of the mover's action `code` at every cell."""
         f = r = None
-        for odds, nxt, shift, _ in self.branches(moment, code):
+        for odds, residue, nxt, shift in self.branches(moment, code):
             vf, vr = self.value(nxt, left)
-            vf, vr = vf.take(shift, axis=1), vr.take(shift, axis=2)
-            if odds != CERTAIN:
-                vf, vr = vf * (odds[0] / power6(odds[1])), vr * self.residue(odds) % self.primes
-            f, r = (vf, vr) if f is None else (f + vf, r + vr)
-        return (f, r % self.primes)
+            if shift is not None:
+                vf, vr = vf.take(shift, axis=1), vr.take(shift, axis=2)
+            if odds is not None:
+                vf, vr = vf * odds, vr * residue % self.primes
+            if f is None:
+                f, r = vf, vr
+            else:
+                f, r = f + vf, r + vr
+                r %= self.primes
+        return (f, r)
 
     def start(self, relics: tuple[int, int], left: int) -> Value:
         """The value of a sequence about to be rolled (F1), at every cell."""

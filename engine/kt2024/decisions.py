@@ -22,7 +22,7 @@ from .strike import (
     parry,
     strike,
 )
-from .wounds import Alike, restore
+from .wounds import Alike
 
 _UNSHARED = object()
 """A projected move that is not memoised wound-free (Murderous Entrance's strikes)."""
@@ -122,20 +122,35 @@ class Tactics:
         self, active: int, pair: Pair, strategies: tuple[Strategy, Strategy]
     ) -> tuple[int, int]:
         """Both fighters' wounds at the end of the projected rest of F4 from `pair`, with
-        `active` to act (passing when it can't); memoised on canonical wounds."""
-        if settled(pair):
-            return (pair[0].wounds, pair[1].wounds)
-        alike = self.alike.canonical(pair)
-        key = (active, alike, *strategies)
-        end = self._ends.get(key)
-        if end is None:
-            mover = active if alike[active].successes else 1 - active
-            after = self.project(mover, alike, self._choose(mover, alike, strategies[mover]))
-            end = self._ends[key] = self.end_of_sequence(1 - mover, after, strategies)
-        return (
-            restore(end[0], pair[0].wounds, alike[0].wounds),
-            restore(end[1], pair[1].wounds, alike[1].wounds),
-        )
+        `active` to act (passing when it can't); memoised on canonical wounds.
+
+        The projection is followed in a loop up to a memoised or settled state and the ends
+        are then memoised back along the path (a hot path: no recursion per step)."""
+        ends, maps, alike_map = self._ends, self.alike._maps, self.alike.map
+        path: list[tuple[tuple, int, int, int, int]] = []
+        while True:
+            a, b = pair
+            wa, wb = a[2], b[2]
+            if not wa or not wb or not (a[0] or a[1] or b[0] or b[1]):  # settled
+                end = (wa, wb)
+                break
+            map_a = maps.get((1, b[0], b[1])) or alike_map(1, b[0], b[1])
+            map_b = maps.get((0, a[0], a[1])) or alike_map(0, a[0], a[1])
+            ka, kb = map_a[wa], map_b[wb]
+            alike = (a if ka == wa else a.with_wounds(ka), b if kb == wb else b.with_wounds(kb))
+            key = (active, alike, strategies)
+            end = ends.get(key)
+            if end is not None:
+                end = (end[0] + wa - ka if end[0] else 0, end[1] + wb - kb if end[1] else 0)
+                break
+            path.append((key, wa, wb, ka, kb))
+            mover = active if alike[active][0] or alike[active][1] else 1 - active
+            pair = self.project(mover, alike, self._choose(mover, alike, strategies[mover]))
+            active = 1 - mover
+        for key, wa, wb, ka, kb in reversed(path):  # `end` is where alike's step leads
+            ends[key] = end
+            end = (end[0] + wa - ka if end[0] else 0, end[1] + wb - kb if end[1] else 0)
+        return end
 
     def _decide(self, x: int, pair: Pair, strategy: Strategy) -> Action:
         y = 1 - x

@@ -194,8 +194,8 @@ class Tactics:
             xs2, ys2 = parry(fx, fy, xs, ys, action[1])
             if ys2.successes:
                 continue
-            while xs2.successes and ys2.wounds > 0:
-                kind = CRIT if xs2.crits else NORMAL
-                _, xs2, ys2 = strike(fx, fy, xs2, ys2, kind, chance=False)[0]
-            return action if ys2.wounds == 0 else None
+            y, pair = 1 - x, ((xs2, ys2) if x == 0 else (ys2, xs2))
+            while pair[x].successes and pair[y].wounds > 0:
+                pair = self.project(x, pair, CRIT_STRIKE if pair[x].crits else NORMAL_STRIKE)
+            return action if pair[y].wounds == 0 else None
         return None

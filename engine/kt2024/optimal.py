@@ -207,25 +207,16 @@ class Optimal:
         (fq, rq), (fv, rv) = q, value
         gap = fq - fv if sign == 1 else fv - fq
         apart = np.abs(gap) > TOLERANCE[:, None]
-        wins = apart[0] & (gap[0] > 0)
-        close = np.flatnonzero(self.alive & ~apart[0])
-        if len(close):
-            rq0, rv0 = rq[0][:, close], rv[0][:, close]
-            ties = (rq0 == rv0).all(axis=0)  # U exactly equal
-            tied = close[ties]
-            if len(tied):
-                d_apart = apart[1, tied]
-                wins[tied[d_apart]] = gap[1, tied[d_apart]] > 0
-                both = tied[~d_apart]
-                if len(both):  # U ties and D is close: exact where the residues differ
-                    cells = both[(rq[1][:, both] != rv[1][:, both]).any(axis=0)]
-                    if len(cells):
-                        exact = self.differences(rq[1][:, cells] - rv[1][:, cells], moment, left)
-                        wins[cells] = exact * sign > 0
-            if not ties.all():  # U differs, closely: exactly
-                differ = ~ties
-                exact = self.differences((rq0 - rv0)[:, differ], moment, left)
-                wins[close[differ]] = exact * sign > 0
+        equal = (rq == rv).all(axis=1)  # U, D exactly equal, per cell
+        close = self.alive & ~apart[0]
+        tied = close & equal[0]
+        wins = (apart[0] & (gap[0] > 0)) | (tied & apart[1] & (gap[1] > 0))
+        # exact differences where U differs closely, or U ties and D differs closely
+        for row, exact in ((0, close & ~equal[0]), (1, tied & ~apart[1] & ~equal[1])):
+            if exact.any():
+                cells = np.flatnonzero(exact)
+                difference = self.differences(rq[row][:, cells] - rv[row][:, cells], moment, left)
+                wins[cells] = difference * sign > 0
         return wins
 
     def differences(self, residues: np.ndarray, moment: Moment, left: int) -> np.ndarray:

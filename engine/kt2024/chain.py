@@ -245,6 +245,8 @@ class Chain:
         while queue:
             *_, moment = heapq.heappop(queue)
             mass = masses.pop(moment)
+            if not mass.any():  # its mass all fell: what follows it carries nothing
+                continue
             pair = moment.pair
             if not moment.duel and total(pair) == 0:
                 spent = (pair[0].relics_used, pair[1].relics_used)
@@ -258,7 +260,12 @@ class Chain:
             if codes is not None:
                 codes = codes.reshape(self.shape)
             for code in dict.fromkeys(present):
-                part = mass if codes is None else np.where(codes == code, mass, 0)
+                if codes is not None:
+                    part = np.where(codes == code, mass, 0)
+                    if not part.any():  # no mass takes this action: nothing to follow
+                        continue
+                else:
+                    part = mass
                 for factor, nxt, dmg in self.edges(moment, code):
                     push(nxt, part if factor is None else part * factor, x, dmg)
         return ended, dead

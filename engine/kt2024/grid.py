@@ -189,7 +189,9 @@ class Grid:
         plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
         ((_, struck_pair, dmg),) = self.moves(x, pair, ACTIONS[hit], False)
         ((_, parried_pair, _),) = self.moves(x, pair, wise, False)
-        struck = self.ends(turn(y, struck_pair), plan).take(self.shift(x, dmg))
+        struck = self.ends(turn(y, struck_pair), plan)
+        if dmg:
+            struck = struck.take(self.shift(x, dmg))
         parried = self.ends(turn(y, parried_pair), plan)
         if strategy == "MIN_DAMAGE_TO_SELF":  # X's wounds at the end
             strikes = self.final(struck, x) >= self.final(parried, x)
@@ -236,7 +238,9 @@ class Grid:
             codes, present = self.choice(x, pair, plan[x])
             for code in present:
                 ((_, after, dmg),) = self.moves(x, pair, ACTIONS[code], False)
-                sub = self.ends(turn(1 - x, after), plan).take(self.shift(x, dmg))
+                sub = self.ends(turn(1 - x, after), plan)
+                if dmg:  # no damage leaves every cell where it is
+                    sub = sub.take(self.shift(x, dmg))
                 found = sub if found is None else np.where(codes == code, sub, found)
         self._ends[key] = found
         self.check()

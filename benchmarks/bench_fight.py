@@ -1,8 +1,9 @@
 """Fight benchmark: a fixed, seeded set of realistic fights, both precisions, OPTIMAL apart.
 
 Every fight is computed from scratch: the per-fight memos (decisions, projections, chain,
-OPTIMAL values) live in objects built per fight; the attack-dice pipeline's memo (keyed on dice
-stats only) is cleared for the "cold" pass and kept for the "warm" one.
+OPTIMAL values) live in objects built per fight; the memos keyed on dice stats only (the
+attack-dice pipeline's and the sequence openings') are cleared for the "cold" pass and kept for
+the "warm" one.
 Times are CPU seconds of this process (`time.process_time`), so other load on a shared
 machine does not count. Targets (issue 3): float median ≤ 5 ms, p95 ≤ 50 ms, max ≤ 500 ms;
 exact within 5×.

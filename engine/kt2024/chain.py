@@ -245,7 +245,7 @@ class Chain:
         while queue:
             *_, moment = heapq.heappop(queue)
             mass = masses.pop(moment)
-            if not mass.any():  # its mass all fell: what follows it carries nothing
+            if not np.count_nonzero(mass):  # its mass all fell: what follows it carries nothing
                 continue
             pair = moment.pair
             if not moment.duel and total(pair) == 0:
@@ -262,7 +262,7 @@ class Chain:
             for code in dict.fromkeys(present):
                 if codes is not None:
                     part = np.where(codes == code, mass, 0)
-                    if not part.any():  # no mass takes this action: nothing to follow
+                    if not np.count_nonzero(part):  # no mass takes this action: nothing to follow
                         continue
                 else:
                     part = mass

@@ -167,10 +167,10 @@ class Grid:
         if block is not None:
             code, reach = block
             blocks = target <= reach
-            if blocks.any():
+            if np.count_nonzero(blocks):
                 rest = (np.where(blocks, code, self.spread(rest)), (*rest[1], code))
         kills = target <= self.total(x, pair, ACTIONS[hit])  # D2
-        if kills.any():
+        if np.count_nonzero(kills):
             rest = (np.where(kills, hit, self.spread(rest)), (hit, *rest[1]))
         return rest
 
@@ -199,7 +199,7 @@ class Grid:
             strikes = self.final(struck, y) <= self.final(parried, y)
         if strikes.all():
             return (None, (hit,))
-        if not strikes.any():
+        if not np.count_nonzero(strikes):
             return (None, (CODE[wise],))
         return (np.where(strikes, hit, CODE[wise]), (hit, CODE[wise]))
 

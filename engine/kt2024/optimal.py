@@ -182,7 +182,7 @@ class Optimal:
                 q = self._after(moment, code, left)
                 so_far = present[0] if best is None else best
                 wins = self._wins(moment, left, q, value)
-                if wins.any():
+                if np.count_nonzero(wins):
                     value = (np.where(wins, q[0], value[0]), np.where(wins, q[1], value[1]))
                     best = np.where(wins, code, so_far)
             if best is not None:  # codes −1..3: one byte a cell
@@ -213,7 +213,7 @@ class Optimal:
         wins = (apart[0] & (gap[0] > 0)) | (tied & apart[1] & (gap[1] > 0))
         # exact differences where U differs closely, or U ties and D differs closely
         for row, exact in ((0, close & ~equal[0]), (1, tied & ~apart[1] & ~equal[1])):
-            if exact.any():
+            if np.count_nonzero(exact):
                 cells = np.flatnonzero(exact)
                 difference = self.differences(rq[row][:, cells] - rv[row][:, cells], moment, left)
                 wins[cells] = difference * sign > 0

@@ -187,15 +187,24 @@ class Tactics:
 
     def _last_block(self, x: int, xs: Status, ys: Status) -> Action | None:
         """D4: a parry that leaves Y nothing, if X's remaining strikes then take Y's last wound."""
-        fx, fy = self.fighters[x], self.fighters[1 - x]
-        for action in (NORMAL_PARRY, CRIT_PARRY):
-            if not can_parry(fy, xs, ys, action[1]):
-                continue
+        block = last_block_parry(self.fighters[x], self.fighters[1 - x], xs, ys)
+        if block is None:
+            return None
+        action, xs2, ys2 = block
+        y, pair = 1 - x, ((xs2, ys2) if x == 0 else (ys2, xs2))
+        while pair[x].successes and pair[y].wounds > 0:
+            pair = self.project(x, pair, CRIT_STRIKE if pair[x].crits else NORMAL_STRIKE)
+        return action if pair[y].wounds == 0 else None
+
+
+def last_block_parry(
+    fx: Fighter, fy: Fighter, xs: Status, ys: Status
+) -> tuple[Action, Status, Status] | None:
+    """D4's candidate: the first parry (normal, then critical) that leaves Y no successes, with
+    both fighters' states after it; whether X's strikes then finish Y is the caller's to say."""
+    for action in (NORMAL_PARRY, CRIT_PARRY):
+        if can_parry(fy, xs, ys, action[1]):
             xs2, ys2 = parry(fx, fy, xs, ys, action[1])
-            if ys2.successes:
-                continue
-            y, pair = 1 - x, ((xs2, ys2) if x == 0 else (ys2, xs2))
-            while pair[x].successes and pair[y].wounds > 0:
-                pair = self.project(x, pair, CRIT_STRIKE if pair[x].crits else NORMAL_STRIKE)
-            return action if pair[y].wounds == 0 else None
-        return None
+            if not ys2.successes:
+                return action, xs2, ys2
+    return None

@@ -19,15 +19,13 @@ import numpy as np
 
 from engine.errors import InputError
 
-from .decisions import wise_parry
+from .decisions import last_block_parry, wise_parry
 from .fight_state import CERTAIN, CRIT, NORMAL, Moment, Odds, Pair, Status, oriented, times
 from .fighter import Fight, Strategy
 from .sequence import Sequence, turn
 from .strike import (
     ACTIONS,
-    CRIT_PARRY,
     CRIT_STRIKE,
-    NORMAL_PARRY,
     NORMAL_STRIKE,
     RELIC_ODDS,
     Action,
@@ -248,22 +246,18 @@ class Grid:
 
     def _last_block(self, x: int, xs: Status, ys: Status) -> tuple[int, int] | None:
         """D4's candidate parry and the projected damage of X's strikes after it."""
-        fx, fy = self.fighters[x], self.fighters[1 - x]
-        for action in (NORMAL_PARRY, CRIT_PARRY):
-            if not can_parry(fy, xs, ys, action[1]):
-                continue
-            xs2, ys2 = parry(fx, fy, xs, ys, action[1])
-            if ys2.successes:
-                continue
-            reach = 0
-            while xs2.successes:
-                kind = CRIT if xs2.crits else NORMAL
-                pair = (xs2, ys2) if x == 0 else (ys2, xs2)
-                ((_, pair, dmg),) = self.moves(x, pair, ("STRIKE", kind), False)
-                xs2, ys2 = oriented(pair, x)
-                reach += dmg
-            return CODE[action], reach
-        return None
+        block = last_block_parry(self.fighters[x], self.fighters[1 - x], xs, ys)
+        if block is None:
+            return None
+        action, xs2, ys2 = block
+        reach = 0
+        while xs2.successes:
+            kind = CRIT if xs2.crits else NORMAL
+            pair = (xs2, ys2) if x == 0 else (ys2, xs2)
+            ((_, pair, dmg),) = self.moves(x, pair, ("STRIKE", kind), False)
+            xs2, ys2 = oriented(pair, x)
+            reach += dmg
+        return CODE[action], reach
 
 
 def total(pair: Pair) -> int:

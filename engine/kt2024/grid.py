@@ -27,12 +27,11 @@ from .strike import (
     ACTIONS,
     CRIT_STRIKE,
     NORMAL_STRIKE,
-    RELIC_ODDS,
     Action,
     blow,
     can_parry,
     parry,
-    relic_applies,
+    relic,
     suffer,
 )
 
@@ -109,14 +108,9 @@ class Grid:
         """S1–S9 of one strike: (odds, X, Y, damage dealt) per Relic and Feel No Pain outcome."""
         fx, fy = self.fighters[x], self.fighters[1 - x]
         dmg, xs, ys = blow(fx, fy, xs, ys, kind)
-        damages: list[tuple[Odds, int, Status]] = [(CERTAIN, dmg, ys)]
-        if chance and relic_applies(fx, fy, xs, ys, kind, dmg):  # S8
-            ignored, kept = RELIC_ODDS[fy.saintly_relics]
-            spent = ys.set(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
-            damages = [(ignored, 0, spent), (kept, dmg, ys)]
         return [
             (times(odds, fnp), xs, y_after, final)
-            for odds, dealt, y_after in damages
+            for odds, dealt, y_after in relic(fx, fy, xs, ys, kind, dmg, chance)  # S8
             for fnp, final in suffer(fy, dealt, chance)  # S9
         ]
 

@@ -99,18 +99,24 @@ def suffer(y: Fighter, dmg: int, chance: bool) -> list[tuple[Odds, int]]:
     return [((saved, 1), dmg - 1), ((6 - saved, 1), dmg)]
 
 
+def relic(
+    x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind, dmg: int, chance: bool
+) -> list[tuple[Odds, int, Status]]:
+    """S8: (odds, damage, Y after) as Y's Saintly Relics ignore the strike's damage or not."""
+    if not (chance and relic_applies(x, y, xs, ys, kind, dmg)):
+        return [(CERTAIN, dmg, ys)]
+    ignored, kept = RELIC_ODDS[y.saintly_relics]
+    spent = ys.set(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
+    return [(ignored, 0, spent), (kept, dmg, ys)]
+
+
 def single_strike(
     x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind, chance: bool
 ) -> list[Outcome]:
     """S1–S10 of one strike."""
     dmg, xs, ys = blow(x, y, xs, ys, kind)
-    damages: list[tuple[Odds, int, Status]] = [(CERTAIN, dmg, ys)]
-    if chance and relic_applies(x, y, xs, ys, kind, dmg):  # S8
-        ignored, kept = RELIC_ODDS[y.saintly_relics]
-        spent = ys.set(relic_used_this_sequence=True, relics_used=ys.relics_used + 1)
-        damages = [(ignored, 0, spent), (kept, dmg, ys)]
     outcomes: list[Outcome] = []
-    for odds, dealt, y_after in damages:
+    for odds, dealt, y_after in relic(x, y, xs, ys, kind, dmg, chance):
         for fnp_odds, final in suffer(y, dealt, chance):  # S9
             wounds = max(0, y_after.wounds - final)  # S10
             outcomes.append((times(odds, fnp_odds), xs, y_after.with_wounds(wounds)))

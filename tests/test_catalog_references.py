@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from datacards import POWER_KLAW
 
 from engine.errors import InputError
 from schema import references, registry
@@ -20,14 +21,6 @@ PLASMA_SUPERCHARGE = {
     "piercing": 1,
 }
 INTERCESSOR_SERGEANT = {"defenceDice": 3, "save": 3, "wounds": 15}
-POWER_KLAW = {
-    "attacks": 4,
-    "hit": 3,
-    "normalDamage": 5,
-    "criticalDamage": 7,
-    "brutal": True,
-    "shock": True,
-}
 CHAINSWORD_AI = {"attacks": 5, "hit": 3, "normalDamage": 4, "criticalDamage": 5}
 
 

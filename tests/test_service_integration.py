@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from datacards import POWER_KLAW
 from jsonschema import Draft202012Validator
 from service_harness import serving
 
@@ -21,15 +22,7 @@ SNIPA = "kommandos.snipa-boy.scoped-big-shoota.stationary"
 SNIPA_INLINE = {"attacks": 5, "hit": 3, "normalDamage": 3, "criticalDamage": 3, "devastating": 2}
 TROOPER_INLINE = {"defenceDice": 3, "save": 4, "wounds": 8}
 NOB_INLINE = {"defenceDice": 3, "save": 5, "wounds": 14}
-KLAW_INLINE = {
-    "attacks": 4,
-    "hit": 3,
-    "normalDamage": 5,
-    "criticalDamage": 7,
-    "brutal": True,
-    "shock": True,
-    "wounds": 14,
-}
+KLAW_INLINE = {**POWER_KLAW, "wounds": 14}
 POWER_WEAPON_INLINE = {
     "attacks": 4,
     "hit": 3,

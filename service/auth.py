@@ -17,8 +17,9 @@ bucket answers 429 with `Retry-After`, in whole seconds rounded up. With `KILLMA
 the buckets live in Redis, so every replica draws from the same bucket: one Lua script reads,
 refills and takes atomically, on the Redis server's clock (replicas' clocks never meet, so
 their skew cannot matter), and a bucket expires once it would be full again anyway. Redis is
-never a dependency: a call bounded by `KILLMATH_REDIS_TIMEOUT` and a circuit breaker (the
-cache's), and on any failure the request is limited by this process's own bucket instead.
+never a dependency: each call goes through the cache's `guarded` (`KILLMATH_REDIS_TIMEOUT`
+and a circuit breaker), and on any failure, or an error answer such as a full Redis refusing
+the script's writes, the request is limited by this process's own bucket instead.
 During an outage a key may thus get up to one burst per replica — availability over precision;
 and a call that timed out may still take its token when a stalled Redis wakes up (strict,
 never lenient, by that one token).
@@ -27,7 +28,6 @@ Without keys there is no identity to limit by, so rate limiting needs keys.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import hashlib
 import hmac
@@ -41,7 +41,7 @@ import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import metrics
-from service.cache import Breaker, connect
+from service.cache import Breaker, connect, guarded
 from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
@@ -133,20 +133,16 @@ class SharedBuckets:
         self._take = self.client.register_script(TAKE)
 
     async def take(self, name: str) -> float:
-        if not self.breaker.allows():
-            metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
+        wait = await guarded(
+            self.breaker,
+            self.timeout,
+            "rate limit",
+            lambda: self._take(
+                keys=[f"killmath:rate:{name}"], args=[self.local.rate, self.local.burst]
+            ),
+        )
+        if wait is None:  # any Redis trouble: this process's bucket decides
             return await self.local.take(name)
-        try:
-            async with asyncio.timeout(self.timeout):
-                wait = await self._take(
-                    keys=[f"killmath:rate:{name}"], args=[self.local.rate, self.local.burst]
-                )
-        except Exception as exc:  # any Redis trouble: this process's bucket decides
-            self.breaker.failed()
-            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
-            log.warning("redis rate limit failed, using the in-process bucket: %r", exc)
-            return await self.local.take(name)
-        self.breaker.succeeded()
         return float(wait)
 
     async def close(self) -> None:

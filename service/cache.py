@@ -21,8 +21,8 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import orjson
 from redis.asyncio import Redis
@@ -36,6 +36,7 @@ from service import metrics
 log = logging.getLogger("killmath.cache")
 
 Output = dict[str, Any]
+T = TypeVar("T")
 
 
 def redis_key(cache_key: str) -> str:
@@ -151,6 +152,32 @@ def connect(url: str, *, timeout: float, pool_size: int) -> Redis:
     )
 
 
+async def guarded(
+    breaker: Breaker, timeout: float, what: str, operation: Callable[[], Awaitable[T]]
+) -> T | None:
+    """Run a coroutine factory under `breaker` and the time limit; None when it is skipped or
+    fails. Every Redis call of the service (cache tier, shared rate limit) goes through here,
+    so they all count, log and trip their breaker the same way."""
+    if not breaker.allows():
+        metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
+        return None
+    try:
+        async with asyncio.timeout(timeout):
+            result = await operation()
+    except ResponseError as exc:  # Redis answered, with an error (e.g. OOM): reachable
+        breaker.succeeded()
+        metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+        log.warning("redis %s refused: %s", what, exc)
+        return None
+    except Exception as exc:  # any other Redis trouble (timeouts included) is a failure
+        breaker.failed()
+        metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+        log.warning("redis %s failed: %r", what, exc)
+        return None
+    breaker.succeeded()
+    return result
+
+
 class RedisTier:
     """The L2 tier: MGET and pipelined SET with a TTL, each call bounded by `timeout`."""
 
@@ -164,34 +191,15 @@ class RedisTier:
         self.breaker = breaker
         self.client = connect(url, timeout=timeout, pool_size=pool_size)
 
-    async def _call(self, what: str, operation: Any) -> Any:
-        """Run a coroutine factory under the breaker and the time limit; None on failure."""
-        if not self.breaker.allows():
-            metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
-            return None
-        try:
-            async with asyncio.timeout(self.timeout):
-                result = await operation()
-        except ResponseError as exc:  # Redis answered, with an error (e.g. OOM): reachable
-            self.breaker.succeeded()
-            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
-            log.warning("redis %s refused: %s", what, exc)
-            return None
-        except Exception as exc:  # any other Redis trouble (timeouts included) is a miss
-            self.breaker.failed()
-            metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
-            log.warning("redis %s failed: %r", what, exc)
-            return None
-        self.breaker.succeeded()
-        return result
-
     async def get_many(self, keys: Sequence[str]) -> list[Output | None]:
         """One MGET per `BATCH` keys, so a big grid's read fits the per-call time limit."""
         found: list[Output | None] = []
         for start in range(0, len(keys), self.BATCH):
             part = keys[start : start + self.BATCH]
             names = [redis_key(k) for k in part]
-            raws = await self._call("mget", lambda names=names: self.client.mget(names))
+            raws = await guarded(
+                self.breaker, self.timeout, "mget", lambda names=names: self.client.mget(names)
+            )
             if raws is None:
                 found.extend([None] * len(part))
             else:
@@ -216,10 +224,10 @@ class RedisTier:
                     pipe.set(name, raw, ex=self.ttl)
                 await pipe.execute()
 
-        await self._call("set", write)
+        await guarded(self.breaker, self.timeout, "set", write)
 
     async def ping(self) -> bool:
-        return bool(await self._call("ping", self.client.ping))
+        return bool(await guarded(self.breaker, self.timeout, "ping", self.client.ping))
 
     async def close(self) -> None:
         await self.client.aclose()

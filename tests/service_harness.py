@@ -115,6 +115,21 @@ class Server:
         return 0.0
 
 
+def rest(url: str, path: str, body: object) -> dict:
+    """POST `body` as JSON to a REST route that must answer 200; its JSON answer."""
+    response = httpx.post(url + path, json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def graphql(url: str, query: str, variables: dict | None = None) -> dict:
+    """POST a GraphQL operation that must answer HTTP 200 (its errors ride in the body); the
+    JSON answer, `data` and `errors` both."""
+    response = httpx.post(url + "/graphql", json={"query": query, "variables": variables or {}})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 @contextmanager
 def serving(**settings: str | int | float) -> Iterator[Server]:
     server = Server(**settings)

@@ -9,7 +9,7 @@ from fractions import Fraction
 import httpx
 import orjson
 import pytest
-from service_harness import cli_batch, serving
+from service_harness import cli_batch, graphql, serving
 
 from schema.graphql import build_schema
 
@@ -56,12 +56,6 @@ def without_service_members(answer: dict) -> dict:
 def cli(envelope: dict) -> dict:
     (line,) = cli_batch([orjson.dumps(envelope).decode()])
     return orjson.loads(line)
-
-
-def graphql(url: str, query: str, variables: dict | None = None) -> dict:
-    response = httpx.post(url + "/graphql", json={"query": query, "variables": variables or {}})
-    assert response.status_code == 200
-    return response.json()
 
 
 @pytest.mark.parametrize(("mode", "body"), [("shoot", SHOOT), ("fight", FIGHT)])

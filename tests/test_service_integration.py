@@ -15,7 +15,7 @@ import httpx
 import pytest
 from datacards import POWER_KLAW
 from jsonschema import Draft202012Validator
-from service_harness import serving
+from service_harness import graphql, rest, serving
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SNIPA = "kommandos.snipa-boy.scoped-big-shoota.stationary"
@@ -87,18 +87,6 @@ GRID_QUERY = """query($attackers: [Kt2024ShootAttackerInput!]!,
 def url():
     with serving() as server:
         yield server.url
-
-
-def graphql(url: str, query: str, variables: dict) -> dict:
-    response = httpx.post(url + "/graphql", json={"query": query, "variables": variables})
-    assert response.status_code == 200
-    return response.json()
-
-
-def rest(url: str, path: str, body: object) -> dict:
-    response = httpx.post(url + path, json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 # --------------------------------------------------------------- GraphQL catalog references

@@ -6,7 +6,7 @@ import httpx
 import orjson
 import pytest
 import redis
-from service_harness import free_port, owned_redis, serving
+from service_harness import free_port, owned_redis, rest, serving
 
 from service.cache import CHECKSUM, redis_key
 
@@ -22,12 +22,6 @@ SPELLED = {
 }
 
 
-def shoot(url: str, body: dict) -> dict:
-    response = httpx.post(url + "/v1/shoot", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 @pytest.fixture
 def redis_url():
     with owned_redis() as url:
@@ -41,12 +35,12 @@ def keys(url: str) -> list[bytes]:
 
 def test_equivalent_inputs_share_one_redis_entry(redis_url):
     with serving(redis_url=redis_url) as first:
-        a = shoot(first.url, PLAIN)
+        a = rest(first.url, "/v1/shoot", PLAIN)
         assert a["cached"] is False
         assert keys(redis_url) == [redis_key(a["canonicalKey"]).encode()]
     # a second process has an empty L1: its answer must come from that one Redis entry
     with serving(redis_url=redis_url) as second:
-        b = shoot(second.url, SPELLED)
+        b = rest(second.url, "/v1/shoot", SPELLED)
         assert b["cached"] is True
         assert b == a | {"cached": True}
         assert second.metric("killmath_cache_lookups_total", tier="l2", result="hit") == 1
@@ -79,7 +73,7 @@ def test_bulk_requests_fill_and_read_redis_in_bulk(redis_url):
 
 def test_a_corrupted_entry_is_recomputed_not_served(redis_url):
     with serving(redis_url=redis_url) as first:
-        good = shoot(first.url, PLAIN)
+        good = rest(first.url, "/v1/shoot", PLAIN)
     key = redis_key(good["canonicalKey"])
     with redis.Redis.from_url(redis_url) as client:
         raw = client.get(key)
@@ -90,7 +84,7 @@ def test_a_corrupted_entry_is_recomputed_not_served(redis_url):
         ):
             client.set(key, damaged)
             with serving(redis_url=redis_url) as server:
-                again = shoot(server.url, PLAIN)
+                again = rest(server.url, "/v1/shoot", PLAIN)
             assert again == good
         assert client.get(key) == raw  # the recomputed answer replaced the damaged entry
 

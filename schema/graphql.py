@@ -19,7 +19,6 @@ import strawberry
 from graphql import GraphQLError, NoSchemaIntrospectionCustomRule
 from strawberry.extensions import (
     AddValidationRules,
-    MaxAliasesLimiter,
     MaxTokensLimiter,
     QueryDepthLimiter,
 )
@@ -70,17 +69,16 @@ def build_schema(
 ) -> strawberry.Schema:
     # strawberry wants a factory per extension so each request gets fresh instances. The two
     # caches live at module level in strawberry (keyed by size), so they persist anyway. The
-    # limiters are copied from one instance each: a fresh limiter would build fresh rule
-    # classes, and the ValidationCache, keyed by the rules, would then never hit.
+    # depth limiter is copied from one instance: a fresh limiter would build a fresh rule
+    # class, and the ValidationCache, keyed by the rules, would then never hit. Aliases are
+    # counted by AliasCount, before validation, in place of strawberry's MaxAliasesLimiter.
     bound_validation()
     depth = QueryDepthLimiter(max_depth=max_depth)
-    aliases = MaxAliasesLimiter(max_alias_count=max_aliases)
     extensions = [
         lambda: SmallParserCache(maxsize=256),
         lambda: AliasCount(max_aliases),
         lambda: SmallValidationCache(maxsize=256),
         lambda: copy.copy(depth),
-        lambda: copy.copy(aliases),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
         BulkLimits,
     ]

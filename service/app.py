@@ -33,7 +33,7 @@ from schema import registry
 from service import auth, logs
 from service.cache import LRU, Breaker, Cache, RedisTier
 from service.compute import Computer
-from service.http import JSONResponse
+from service.http import refusal
 from service.middleware import ServiceMiddleware
 from service.settings import Settings, from_environment
 
@@ -64,14 +64,12 @@ def build_cache(settings: Settings) -> Cache:
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404/405 in the service's error shape."""
     assert isinstance(exc, HTTPException)
-    body = {"error": {"code": "INVALID_INPUT", "field": "", "message": exc.detail}}
-    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+    return refusal(exc.status_code, "INVALID_INPUT", exc.detail, headers=exc.headers)
 
 
 async def unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error")
-    body = {"error": {"code": "INTERNAL", "field": "", "message": "internal error"}}
-    return JSONResponse(body, status_code=500)
+    return refusal(500, "INTERNAL", "internal error")
 
 
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:

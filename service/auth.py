@@ -37,11 +37,11 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import metrics
 from service.cache import Breaker, connect, guarded
+from service.http import refusal
 from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
@@ -162,22 +162,6 @@ def limiter(settings: Settings) -> Limiter | None:
     return local
 
 
-async def _refuse(send: Send, status: int, error: dict[str, str], headers: list[Any]) -> None:
-    body = orjson.dumps({"error": error})
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
 def _bearer(scope: Scope) -> str | None:
     """The token of an `Authorization: Bearer <token>` header (scheme in any case)."""
     for name, value in scope["headers"]:
@@ -218,8 +202,14 @@ class AccessControl:
                 else "the API key is not valid"
             )
             challenge = REALM if token is None else REALM + ', error="invalid_token"'
-            error = {"code": "UNAUTHORIZED", "field": "Authorization", "message": message}
-            await _refuse(send, 401, error, [(b"www-authenticate", challenge.encode())])
+            refused = refusal(
+                401,
+                "UNAUTHORIZED",
+                message,
+                field="Authorization",
+                headers={"www-authenticate": challenge},
+            )
+            await refused(scope, receive, send)
             return
         if self.limiter is not None:
             wait = await self.limiter.take(name)
@@ -227,8 +217,10 @@ class AccessControl:
                 metrics.RATE_LIMITED.labels(key=name).inc()
                 retry_after = max(1, math.ceil(wait))
                 message = f"rate limit of this API key exceeded; retry in {retry_after} s"
-                error = {"code": "RATE_LIMITED", "field": "", "message": message}
-                await _refuse(send, 429, error, [(b"retry-after", str(retry_after).encode())])
+                refused = refusal(
+                    429, "RATE_LIMITED", message, headers={"retry-after": str(retry_after)}
+                )
+                await refused(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

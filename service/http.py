@@ -1,4 +1,4 @@
-"""Request and response helpers shared by the REST routes.
+"""Request and response helpers shared by the routes and the middleware.
 
 Bodies are parsed and responses rendered with orjson (the service's hot path); every failure
 a client can cause maps to the §12 error body with its status, never to a 500.
@@ -7,7 +7,7 @@ a client can cause maps to the §12 error body with its status, never to a 500.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import orjson
@@ -32,6 +32,24 @@ async def json_body(request: Request) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
+
+
+def refusal(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    field: str = "",
+    limit: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """The §12 error body for a refusal that is no InputError: the middleware's (413, 401,
+    429), Starlette's and strawberry's own (404, 405, 400), a fault (500). Also an ASGI app,
+    so a middleware answers with `await refusal(...)(scope, receive, send)`."""
+    error: dict[str, object] = {"code": code, "field": field, "message": message}
+    if limit is not None:
+        error["limit"] = limit
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
 def error_response(error: InputError | BudgetExceeded) -> JSONResponse:

@@ -12,10 +12,10 @@ import itertools
 import secrets
 import time
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import metrics
+from service.http import refusal
 from service.logs import ACCESS, REQUEST_ID
 
 # request ids: a random per-process prefix and a counter (unique across replicas, and far
@@ -25,22 +25,6 @@ _IDS = (f"{secrets.token_hex(6)}-{n:x}" for n in itertools.count(1))
 
 class BodyTooLarge(Exception):
     pass
-
-
-def _too_large(limit: int, request_id: str) -> tuple[Message, Message]:
-    message = f"the request body exceeds {limit} bytes"
-    error = {"code": "LIMIT_EXCEEDED", "field": "", "message": message, "limit": limit}
-    body = orjson.dumps({"error": error})
-    start: Message = {
-        "type": "http.response.start",
-        "status": 413,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"x-request-id", request_id.encode()),
-        ],
-    }
-    return start, {"type": "http.response.body", "body": body}
 
 
 class ServiceMiddleware:
@@ -89,8 +73,15 @@ class ServiceMiddleware:
             if response_started:
                 raise
             status = 413
-            for message in _too_large(self.max_body_bytes, request_id):
-                await send(message)
+            limit = self.max_body_bytes
+            refused = refusal(
+                413,
+                "LIMIT_EXCEEDED",
+                f"the request body exceeds {limit} bytes",
+                limit=limit,
+                headers={"x-request-id": request_id},
+            )
+            await refused(scope, receive, send)
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")

@@ -24,7 +24,7 @@ from schema.limits import too_many_matchups
 from service import grid as grids
 from service import metrics
 from service.compute import BudgetExceeded, Computer, Result, encode
-from service.http import JSONResponse
+from service.http import refusal
 from service.routes_compute import run_grid
 from service.settings import Settings
 
@@ -91,8 +91,7 @@ class KillmathGraphQL(GraphQL):
         try:
             response = await self.run(Request(scope, receive))
         except HTTPException as exc:
-            body = {"error": {"code": "INVALID_INPUT", "field": "", "message": exc.reason}}
-            response = JSONResponse(body, status_code=exc.status_code)
+            response = refusal(exc.status_code, "INVALID_INPUT", exc.reason)
         await response(scope, receive, send)
 
 

@@ -44,16 +44,15 @@ def _order(value: Value) -> tuple[int, int | str]:
 def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, Any]]:
     """`[{"value", "probability", "exact"?}]` ascending, zero-probability entries left out.
 
-    An integer value may come from an array-backed engine as a NumPy integer: it is written
-    as a Python int, which every JSON encoder takes (orjson refuses NumPy scalars).
+    Values are written as the engines give them: array-backed engines key their
+    distributions by Python ints (`.tolist()`), which every JSON encoder takes.
     """
     entries = []
     for value in sorted(dist, key=_order):
         p = dist[value]
         if p == 0:
             continue
-        plain = value if isinstance(value, str) else int(value)
-        entry: dict[str, Any] = {"value": plain, "probability": float(p)}
+        entry: dict[str, Any] = {"value": value, "probability": float(p)}
         if exact:
             entry["exact"] = ratio(p)
         entries.append(entry)

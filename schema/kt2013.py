@@ -54,11 +54,7 @@ MeleeHitOn = Annotated[
 ]
 
 
-def _model(
-    cls: type, limits: dict[str, object], doc: str, base: type[ApiModel] = ApiModel
-) -> type[ApiModel]:
-    """The request model of a kt2013 dataclass, named apart from the other rulesets'."""
-    return engine_model(cls, limits, doc, base=base, name=f"Kt2013{cls.__name__}")
+_model = partial(engine_model, prefix="Kt2013")
 
 
 AttackerIn = _model(
@@ -103,7 +99,7 @@ ModelIn = _model(
         "feel_no_pain": Roll | None,
     },
     "§2.3: any target that is not a vehicle.",
-    _ModelTag,
+    base=_ModelTag,
 )
 VehicleIn = _model(
     Vehicle,
@@ -114,7 +110,7 @@ VehicleIn = _model(
         "melee_hit_on": MeleeHitOn,
     },
     "§2.4: a vehicle, seen from the facing the caller chose.",
-    _VehicleTag,
+    base=_VehicleTag,
 )
 
 

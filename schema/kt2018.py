@@ -85,10 +85,7 @@ class WeaponBody(StrictModel):
     damage: Dice(MAX_DAMAGE) = Field(default=1, validate_default=True)
 
 
-def _model(cls: type, limits: dict[str, object], doc: str, **options: Any) -> type[ApiModel]:
-    """The request model of a kt2018 dataclass, named apart from the other rulesets'."""
-    name = "Kt2018" + options.pop("name", cls.__name__)
-    return engine_model(cls, limits, doc, name=name, **options)
+_model = partial(engine_model, prefix="Kt2018")
 
 
 Wounds = Count(MAX_WOUNDS, minimum=1)

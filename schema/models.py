@@ -32,14 +32,18 @@ def engine_model(
     doc: str,
     *,
     base: type[ApiModel] = ApiModel,
+    prefix: str | None = None,
     name: str | None = None,
 ) -> type[ApiModel]:
     """The request model of an engine dataclass: same members, defaults and types, so the
     engine stays the one list of fields; `limits` gives the bound of every integer member
     (a `Count` limit or a `RuleRange`) or any other replacement type. An integer member
     without a bound is a programming error, caught at import: every count the API takes must
-    be capped. `base` may add members the engine does not hold (a union's tag); `name` keeps
-    the models of rulesets whose dataclasses share a name apart in the OpenAPI document."""
+    be capped. `base` may add members the engine does not hold (a union's tag).
+
+    The model is named `name` (the dataclass's name unless given) after the ruleset's
+    `prefix` ("Kt2013"), which keeps rulesets whose dataclasses share a name apart in the
+    OpenAPI document; without a prefix (kt2024, named first) it is `<name>Model`."""
     hints = get_type_hints(cls)
     members = {f.name: (limits.get(f.name, hints[f.name]), _default(f)) for f in fields(cls)}
     unbounded = [
@@ -47,7 +51,8 @@ def engine_model(
     ]
     if unbounded:
         raise TypeError(f"{cls.__name__}: integer members without a limit: {unbounded}")
-    model_name = name or f"{cls.__name__}Model"
+    own = name or cls.__name__
+    model_name = f"{prefix}{own}" if prefix else f"{own}Model"
     return create_model(model_name, __base__=base, __doc__=doc, **members)
 
 

@@ -1,9 +1,14 @@
-"""Shared test helpers: where the specs and their worked examples live."""
+"""Shared test helpers: where the specs and their worked examples live, and the fixtures the
+service tests share (a default `killmath serve` per module, the tests' own Redis db)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from service_harness import Server, owned_redis, serving
 
 SPEC_DIR = Path(__file__).resolve().parent / "spec"
 """The specs' worked examples, vendored so a fresh clone tests on its own.
@@ -15,3 +20,22 @@ def load_examples(name: str) -> list[dict]:
     """The worked examples of `<name>-examples.json` (spec test vectors, never copied)."""
     data = json.loads((SPEC_DIR / f"{name}-examples.json").read_text())
     return data["examples"] if isinstance(data, dict) else data
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    """A `killmath serve` with default settings, shared by one test module's tests."""
+    with serving() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def url(server: Server) -> str:
+    return server.url
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A Redis db of the tests' own, flushed before and after the test (`owned_redis`)."""
+    with owned_redis() as owned:
+        yield owned

@@ -22,7 +22,7 @@ import httpx
 import orjson
 import pytest
 from service_errors import ErrorShape
-from service_harness import Server, serving
+from service_harness import Server
 
 MiB = 1_048_576
 REFUSED_WITHIN = 0.100  # seconds
@@ -92,12 +92,6 @@ query($a: [Kt2024ShootAttackerInput!]!, $d: [Kt2024ShootDefenderInput!]!) {
   matchupGrid(attackers: $a, defenders: $d) { cachedCells }
 }"""
 MATCHUPS_QUERY = "query($i: [MatchupInput!]!) { matchups(inputs: $i) { __typename } }"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with serving() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

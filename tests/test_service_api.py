@@ -9,7 +9,7 @@ from fractions import Fraction
 import httpx
 import orjson
 import pytest
-from service_harness import cli_batch, graphql, serving
+from service_harness import cli_batch, graphql
 
 from schema.graphql import build_schema
 
@@ -41,12 +41,6 @@ FIGHT_QUERY = (
     "query($input: Kt2024FightInput!) { fight(input: $input) { "
     f"fighterA {SIDE} fighterB {SIDE} canonicalKey cached }} }}"
 )
-
-
-@pytest.fixture(scope="module")
-def url():
-    with serving() as server:
-        yield server.url
 
 
 def without_service_members(answer: dict) -> dict:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import redis
 import yaml
-from service_harness import controlled_redis, free_port, owned_redis, serving
+from service_harness import controlled_redis, free_port, serving
 
 from service.auth import key_id
 from service.settings import Settings
@@ -195,12 +195,6 @@ def test_keys_are_never_logged(guarded):
     for key in KEYS.values():
         assert key not in text
         assert key[:-1] not in text  # nor the wrong key the 401 test sent
-
-
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    with owned_redis() as url:
-        yield url
 
 
 def test_replicas_share_one_bucket_in_redis(redis_url):

@@ -25,12 +25,11 @@ import functools
 import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
 import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
@@ -44,7 +43,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 from service_errors import ErrorShape
-from service_harness import Server, serving
+from service_harness import Server
 
 MIN_REQUESTS = 10_000
 WORKERS = 3
@@ -194,12 +193,6 @@ def run_job(url: str, job: Job) -> Outcome:
     except (Exception, BaseExceptionGroup) as exc:  # reported with hypothesis' reproduction
         failure = f"{job.label} ({job.mode.value}):\n{exc}"
     return Outcome(job, sent, time.perf_counter() - started, failure)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with serving() as running:
-        yield running
 
 
 def jobs(url: str) -> list[Job]:

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from datacards import POWER_KLAW
 from jsonschema import Draft202012Validator
-from service_harness import graphql, rest, serving
+from service_harness import graphql, rest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SNIPA = "kommandos.snipa-boy.scoped-big-shoota.stationary"
@@ -81,12 +81,6 @@ GRID_QUERY = """query($attackers: [Kt2024ShootAttackerInput!]!,
               options: {exact: true}) {
     atLeast cells { attacker defender situation expectedDamageExact killProbabilityExact
                     damageAtLeast { k exact } } } }"""
-
-
-@pytest.fixture(scope="module")
-def url():
-    with serving() as server:
-        yield server.url
 
 
 # --------------------------------------------------------------- GraphQL catalog references

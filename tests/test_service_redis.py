@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import httpx
 import orjson
-import pytest
 import redis
-from service_harness import free_port, owned_redis, rest, serving
+from service_harness import free_port, rest, serving
 
 from service.cache import CHECKSUM, redis_key
 
@@ -20,12 +19,6 @@ SPELLED = {
     "defender": {"defenceDice": 3, "coverSaves": 7, "wounds": 12},
     "options": {"rounds": 1, "exact": False},
 }
-
-
-@pytest.fixture
-def redis_url():
-    with owned_redis() as url:
-        yield url
 
 
 def keys(url: str) -> list[bytes]:

@@ -45,6 +45,7 @@ from graphql import (
     OperationDefinitionNode,
     ValueNode,
     VariableNode,
+    get_operation_ast,
 )
 from graphql.validation.rules import overlapping_fields_can_be_merged
 from strawberry.extensions import ParserCache, SchemaExtension, ValidationCache
@@ -171,21 +172,16 @@ def refusal(
     document: DocumentNode, operation_name: str | None, variables: Mapping[str, Any], settings: Any
 ) -> GraphQLError | None:
     """Why the operation is refused before it runs, or None."""
-    operations = [
-        d
-        for d in document.definitions
-        if isinstance(d, OperationDefinitionNode)
-        and (operation_name is None or (d.name is not None and d.name.value == operation_name))
-    ]
-    if len(operations) != 1:
+    operation = get_operation_ast(document, operation_name)
+    if operation is None:
         return None  # graphql-core names the operation problem itself
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
     budget = settings.max_grid_cells + settings.max_matchups
-    arguments = _Arguments(operations[0], variables, budget)
+    arguments = _Arguments(operation, variables, budget)
     total = 0
-    for field, root in _fields(operations[0], fragments):
+    for field, root in _fields(operation, fragments):
         error = _bulk_error(field, arguments, settings) if root else None
         total += sum(arguments.items(argument.value) for argument in field.arguments or ())
         if error is None and total > budget:

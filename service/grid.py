@@ -20,7 +20,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Sequence
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, product
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt, ValidationError
@@ -80,24 +80,33 @@ def parse(body: Any, max_cells: int) -> GridRequest:
     return grid
 
 
-def envelopes(grid: GridRequest) -> list[tuple[tuple[int, int, int], dict[str, Any]]]:
+Index = tuple[int, int, int]
+
+
+def indices(grid: GridRequest) -> list[Index]:
+    """Every cell's (attacker, defender, situation) index, in the order of the answer's cells
+    (the index alone, without building the cells' envelopes)."""
+    sizes = (len(grid.attackers), len(grid.defenders), len(grid.situations))
+    return list(product(*map(range, sizes)))
+
+
+def envelopes(grid: GridRequest) -> list[tuple[Index, dict[str, Any]]]:
     """Every cell's (attacker, defender, situation) index and its shoot envelope."""
     out = []
-    for a, attacker in enumerate(grid.attackers):
-        for d, defender in enumerate(grid.defenders):
-            for s, situation in enumerate(grid.situations):
-                envelope = {
-                    "ruleset": grid.ruleset,
-                    "mode": grid.mode,
-                    "attacker": {**attacker, **situation.attacker},
-                    "defender": {**defender, **situation.defender},
-                    "options": {**grid.options, **situation.options},
-                }
-                out.append(((a, d, s), envelope))
+    for a, d, s in indices(grid):
+        situation = grid.situations[s]
+        envelope = {
+            "ruleset": grid.ruleset,
+            "mode": grid.mode,
+            "attacker": {**grid.attackers[a], **situation.attacker},
+            "defender": {**grid.defenders[d], **situation.defender},
+            "options": {**grid.options, **situation.options},
+        }
+        out.append(((a, d, s), envelope))
     return out
 
 
-def _where(error: InputError, index: tuple[int, int, int], grid: GridRequest) -> InputError:
+def _where(error: InputError, index: Index, grid: GridRequest) -> InputError:
     """Re-point a cell's error at the request member it came from (`attackers.2.hit`)."""
     a, d, s = index
     part, _, rest = error.field.partition(".")
@@ -126,7 +135,7 @@ def prepare_cells(grid: GridRequest) -> list[Job]:
 
 
 def cell(
-    index: tuple[int, int, int], key: str, output: dict[str, Any], thresholds: tuple[int, ...]
+    index: Index, key: str, output: dict[str, Any], thresholds: tuple[int, ...]
 ) -> dict[str, Any]:
     """One cell: its (attacker, defender, situation) indices and its summary."""
     a, d, s = index

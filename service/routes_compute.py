@@ -51,7 +51,7 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
         jobs = await service.in_pool(grids.prepare_cells, grid)
         answers = await service.results(jobs)
         thresholds = tuple(grid.thresholds(jobs))
-        indices = [index for index, _ in grids.envelopes(grid)]
+        indices = grids.indices(grid)
 
         def rows() -> list[dict[str, Any]]:
             out = []

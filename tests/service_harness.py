@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,25 +30,21 @@ REPO = Path(__file__).resolve().parents[1]
 TEST_DB = 13
 
 
-def _load_redis_process() -> ModuleType:
-    """loadtests/redis_process.py, imported by path: loadtests/ is a script directory."""
-    name = "loadtests_redis_process"
+def load_loadtests_module(stem: str) -> ModuleType:
+    """loadtests/<stem>.py, imported by path (once) as `loadtests_<stem>`: loadtests/ is a
+    script directory, not a package."""
+    name = f"loadtests_{stem}"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "loadtests" / "redis_process.py")
+        spec = importlib.util.spec_from_file_location(name, REPO / "loadtests" / f"{stem}.py")
         assert spec is not None and spec.loader is not None
         sys.modules[name] = module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     return sys.modules[name]
 
 
-redis_process = _load_redis_process()
+redis_process = load_loadtests_module("redis_process")
 RedisProcess = redis_process.RedisProcess
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+free_port = redis_process.free_port
 
 
 class Server:

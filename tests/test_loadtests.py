@@ -9,7 +9,6 @@ directory, not a package, and importing Locust here would monkey-patch the test 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import random
@@ -19,28 +18,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import redis
 from prometheus_client import CollectorRegistry, Counter, generate_latest
+from service_harness import load_loadtests_module
 
 from schema import registry
 
 LOADTESTS = Path(__file__).resolve().parents[1] / "loadtests"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"loadtests_{name}", LOADTESTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-scenarios = _load("scenarios")
-summary = _load("summary")
+scenarios = load_loadtests_module("scenarios")
+summary = load_loadtests_module("summary")
 
 
 def _valid(envelope: dict, mode: str) -> None:

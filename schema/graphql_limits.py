@@ -244,8 +244,13 @@ class SmallValidationCache(ValidationCache):
 # fragment spread twice in one selection once, but strawberry's depth and alias limiters and
 # `_fields` above walk every spread: 22 fragments each spreading the next twice (a 700-byte
 # document) made them walk 4 million fields, 30 s of the event loop. GraphiQL's introspection
-# query, the largest real document, spreads to under 300 fields.
+# query, the largest real document, spreads to 220 fields, 3 fragments deep.
 MAX_SPREAD_FIELDS = 5_000
+# Fragments spread within fragments: strawberry's depth limiter recurses twice a level, so a
+# chain of 500 spreads (5 KB) ended it in a RecursionError.
+MAX_SPREAD_DEPTH = 100
+
+Spread = tuple[int, int, int]  # aliases, fields, fragments deep
 
 
 def _local_counts(owner: Node) -> tuple[int, int, dict[str, int]]:
@@ -267,19 +272,32 @@ def _local_counts(owner: Node) -> tuple[int, int, dict[str, int]]:
     return aliases, fields, spreads
 
 
-def spread_counts(document: DocumentNode) -> tuple[int, int]:
+def _spread(local: tuple[int, int, dict[str, int]], spread: Mapping[str, Spread]) -> Spread:
+    """A definition's counts with the fragments it spreads added (those in `spread`)."""
+    cap = MAX_SPREAD_FIELDS + 1
+    aliases, fields, spreads = local
+    depth = 0
+    for name, times in spreads.items():
+        if name in spread:
+            inner_aliases, inner_fields, inner_depth = spread[name]
+            aliases = min(cap, aliases + times * inner_aliases)
+            fields = min(cap, fields + times * inner_fields)
+            depth = max(depth, inner_depth + 1)
+    return aliases, fields, depth
+
+
+def spread_counts(document: DocumentNode) -> Spread:
     """Aliases and fields of the document's operations with every fragment spread where it
-    is spread, as strawberry's MaxAliasesLimiter counts them, but each fragment counted once
-    (and iteratively: fragments may spread each other 2,000 deep). Both saturate just past
+    is spread, as strawberry's MaxAliasesLimiter counts them, and how deep fragments spread
+    fragments; each fragment counted once, and iteratively. Counts saturate just past
     MAX_SPREAD_FIELDS. A spread of an unknown fragment, or of one already being spread
     (a cycle, which validation refuses), counts nothing, as in strawberry."""
-    cap = MAX_SPREAD_FIELDS + 1
     local = {
         d.name.value: _local_counts(d)
         for d in document.definitions
         if isinstance(d, FragmentDefinitionNode)
     }
-    spread: dict[str, tuple[int, int]] = {}
+    spread: dict[str, Spread] = {}
     for root in local:
         if root in spread:
             continue
@@ -293,28 +311,23 @@ def spread_counts(document: DocumentNode) -> tuple[int, int]:
             elif after is None:
                 path.pop()
                 open_.discard(name)
-                aliases, fields, spreads = local[name]
-                for g, times in spreads.items():
-                    if g in spread:
-                        aliases = min(cap, aliases + times * spread[g][0])
-                        fields = min(cap, fields + times * spread[g][1])
-                spread[name] = aliases, fields
-    total_aliases = total_fields = 0
-    for d in document.definitions:
-        if isinstance(d, OperationDefinitionNode):
-            aliases, fields, spreads = _local_counts(d)
-            for g, times in spreads.items():
-                if g in spread:
-                    aliases += times * spread[g][0]
-                    fields += times * spread[g][1]
-            total_aliases = min(cap, total_aliases + aliases)
-            total_fields = min(cap, total_fields + fields)
-    return total_aliases, total_fields
+                spread[name] = _spread(local[name], spread)
+    totals = [
+        _spread(_local_counts(d), spread)
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode)
+    ]
+    cap = MAX_SPREAD_FIELDS + 1
+    return (
+        min(cap, sum(t[0] for t in totals)),
+        min(cap, sum(t[1] for t in totals)),
+        max((t[2] for t in totals), default=0),
+    )
 
 
 class AliasCount(SchemaExtension):
-    """Refuse a document with too many aliases, or too many fields once its fragments are
-    spread, before it is validated.
+    """Refuse a document with too many aliases, or too many fields or too deep a chain once
+    its fragments are spread, before it is validated.
 
     This is strawberry's MaxAliasesLimiter (same count, same message) moved before
     validation: as a validation rule it reported only once every other rule had walked the
@@ -330,8 +343,11 @@ class AliasCount(SchemaExtension):
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is not None and context.pre_execution_errors is None:
-            aliases, fields = spread_counts(context.graphql_document)
-            if fields > MAX_SPREAD_FIELDS:
+            aliases, fields, depth = spread_counts(context.graphql_document)
+            if depth > MAX_SPREAD_DEPTH:
+                message = f"fragments spread more than {MAX_SPREAD_DEPTH} deep"
+                context.pre_execution_errors = [GraphQLError(message)]
+            elif fields > MAX_SPREAD_FIELDS:
                 message = (
                     f"the document selects more than {MAX_SPREAD_FIELDS} fields"
                     " once its fragments are spread"

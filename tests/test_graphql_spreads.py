@@ -16,7 +16,7 @@ from graphql import FragmentDefinitionNode, OperationDefinitionNode, parse
 from strawberry.extensions.max_aliases import count_fields_with_alias
 
 from schema.graphql import build_schema
-from schema.graphql_limits import MAX_SPREAD_FIELDS, spread_counts
+from schema.graphql_limits import MAX_SPREAD_DEPTH, MAX_SPREAD_FIELDS, spread_counts
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,24 @@ def test_doubling_spreads_refused_before_validation(schema: strawberry.Schema) -
     assert f"more than {MAX_SPREAD_FIELDS} fields" in result.errors[0].message
 
 
+def test_deep_spread_chain_refused_before_validation(schema: strawberry.Schema) -> None:
+    levels = 500
+    chain = [f"fragment F{i} on Query {{ ...F{i + 1} }}" for i in range(levels)]
+    document = "\n".join(
+        [
+            "query { ...F0 }",
+            *reversed(chain),
+            f"fragment F{levels} on Query {{ rulesets {{ name }} }}",
+        ]
+    )
+    result = schema.execute_sync(document)
+    assert result.errors is not None
+    assert [e.message for e in result.errors] == [
+        f"fragments spread more than {MAX_SPREAD_DEPTH} deep"
+    ]
+    assert spread_counts(parse(document)) == (0, 2, levels + 1)  # the operation spreads F0
+
+
 def test_spread_aliases_counted_as_strawberry_counts_them(schema: strawberry.Schema) -> None:
     result = schema.execute_sync(doubling(6, "a: rulesets { name }"))
     assert result.errors is not None
@@ -46,7 +64,7 @@ def test_spread_aliases_counted_as_strawberry_counts_them(schema: strawberry.Sch
 
 def test_cycles_and_unknown_fragments_count_nothing() -> None:
     document = parse("{ ...A ...Z } fragment A on Q { x: a ...B } fragment B on Q { y: b ...A }")
-    assert spread_counts(document) == (2, 2)
+    assert spread_counts(document) == (2, 2, 2)
 
 
 def _random_document(rnd: random.Random) -> str:

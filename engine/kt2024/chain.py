@@ -24,7 +24,6 @@ from .fighter import Fight
 from .grid import Choice, Grid, total
 from .optimal import Optimal
 from .sequence import Sequence, turn
-from .strike import ACTIONS
 from .weights import power6
 
 MASS_BUDGET = 512 * 2**20
@@ -276,17 +275,11 @@ class Chain:
         key = (moment, code)
         found = self._edges.get(key)
         if found is None:
-            seq, p, x = self.sequence, self.precision, moment.active
-            following = 1 - x if x == self.first else None
-            if code < 0:
-                found = ((None, seq.duel(following, moment.pair), 0),)
-            else:
-                t, edges = total(moment.pair), []
-                for odds, after, dmg in self.grid.moves(x, moment.pair, ACTIONS[code], True):
-                    nxt = seq.duel(following, after) if moment.duel else turn(1 - x, after)
-                    factor = p.factor(odds, p.depth * (t - total(after)))
-                    edges.append((None if factor == 1 else factor, nxt, dmg))
-                found = tuple(edges)
+            p, t, edges = self.precision, total(moment.pair), []
+            for odds, nxt, dmg in self.grid.steps(moment, code):
+                factor = p.factor(odds, p.depth * (t - total(nxt.pair)))
+                edges.append((None if factor == 1 else factor, nxt, dmg))
+            found = tuple(edges)
             self._edges[key] = found
         return found
 

@@ -45,6 +45,8 @@ against a runaway."""
 CODE = {action: code for code, action in enumerate(ACTIONS)}
 Move = tuple[Odds, Pair, int]
 """(odds, the wound-free pair after the action, damage to the opponent)."""
+Step = tuple[Odds, Moment, int]
+"""(odds, the wound-free moment after the action, damage to the opponent)."""
 Choice = tuple[np.ndarray | None, tuple[int, ...]]
 """A choice over the grid: (action codes per cell, or None when every cell takes `codes[0]`;
 the codes that occur)."""
@@ -101,6 +103,20 @@ class Grid:
             )
         self._moves[key] = found
         return found
+
+    def steps(self, moment: Moment, code: int) -> tuple[Step, ...]:
+        """The outcomes of the mover's action `code` (−1: no Duelist parry) at a wound-free
+        moment, with the Relic and Feel No Pain dice; the next moment is F3's next Duelist
+        parry or the other fighter's F4 turn. The chain and OPTIMAL both follow a moment's
+        actions through these (each memoises them in its own terms)."""
+        seq, x = self.sequence, moment.active
+        following = 1 - x if x == seq.first else None
+        if code < 0:
+            return ((CERTAIN, seq.duel(following, moment.pair), 0),)
+        return tuple(
+            (odds, seq.duel(following, after) if moment.duel else turn(1 - x, after), dmg)
+            for odds, after, dmg in self.moves(x, moment.pair, ACTIONS[code], True)
+        )
 
     def _strike(
         self, x: int, xs: Status, ys: Status, kind: str, chance: bool

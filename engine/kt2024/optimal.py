@@ -26,8 +26,7 @@ from engine.errors import InputError
 
 from .fight_state import CERTAIN, Moment, Odds, Status
 from .grid import CODE, Choice, Grid, total
-from .sequence import Sequence, turn
-from .strike import ACTIONS
+from .sequence import Sequence
 from .weights import power6
 
 STATE_BUDGET = 60_000
@@ -132,20 +131,15 @@ class Optimal:
         key = (moment, code)
         found = self._branches.get(key)
         if found is None:
-            seq, grid, x = self.sequence, self.grid, moment.active
-            following = 1 - x if x == seq.first else None
-            if code < 0:
-                found = ((None, None, seq.duel(following, moment.pair), None),)
-            else:
-                found = tuple(
-                    (
-                        None if odds == CERTAIN else odds[0] / power6(odds[1]),
-                        None if odds == CERTAIN else self.residue(odds),
-                        seq.duel(following, after) if moment.duel else turn(1 - x, after),
-                        grid.shift(x, dmg) if dmg else None,
-                    )
-                    for odds, after, dmg in grid.moves(x, moment.pair, ACTIONS[code], True)
+            found = tuple(
+                (
+                    None if odds == CERTAIN else odds[0] / power6(odds[1]),
+                    None if odds == CERTAIN else self.residue(odds),
+                    nxt,
+                    self.grid.shift(moment.active, dmg) if dmg else None,
                 )
+                for odds, nxt, dmg in self.grid.steps(moment, code)
+            )
             self._branches[key] = found
         return found
 

@@ -25,6 +25,7 @@ from types import ModuleType
 import httpx
 import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DB = 13
@@ -96,17 +97,13 @@ class Server:
         return self.log.read().decode(errors="replace")
 
     def metric(self, name: str, **labels: str) -> float:
-        """The value of one sample of /metrics (0 when absent)."""
+        """The value of one sample of /metrics (0 when absent), read with prometheus-client's
+        own parser (as loadtests/summary.py does)."""
         text = httpx.get(self.url + "/metrics").text
-        wanted = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
-        for line in text.splitlines():
-            if line.startswith("#"):
-                continue
-            sample, _, value = line.rpartition(" ")
-            metric, _, label_text = sample.partition("{")
-            got = ",".join(sorted(label_text.rstrip("}").split(","))) if label_text else ""
-            if metric == name and got == wanted:
-                return float(value)
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == name and sample.labels == labels:
+                    return sample.value
         return 0.0
 
 

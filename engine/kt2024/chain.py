@@ -17,11 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InputError
-
 from .fight_state import CERTAIN, Moment, Odds, Status
 from .fighter import Fight
-from .grid import Choice, Grid, total
+from .grid import Choice, Grid, too_large, total
 from .optimal import Optimal
 from .sequence import Sequence, turn
 from .weights import power6
@@ -38,16 +36,6 @@ WORK_BUDGET = 1_500_000_000
 Measured at the §12 maxima in float mode: Feel No Pain and Relics on both sides 0.78·10⁹
 (10 s of CPU time), with most flag rules too 0.90·10⁹ (13 s); beyond this budget (about 20 s)
 a request is refused rather than left computing for minutes."""
-
-
-def too_large(what: str, limit: int) -> InputError:
-    return InputError(
-        "LIMIT_EXCEEDED",
-        "options.rounds",
-        f"the exact chain of this fight needs more than {limit} {what}; "
-        "use fewer rounds, attacks or wounds",
-        limit,
-    )
 
 
 class Precision:

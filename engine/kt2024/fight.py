@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.errors import InputError
-
 from .chain import Chain
 from .fight_state import Moment, Pair, Status
 from .fighter import Fight
+from .grid import too_large
 from .sequence import Sequence
 from .weights import ExactWeights, FloatWeights, Weights
 from .wounds import restore
@@ -29,16 +28,6 @@ one sequence with Feel No Pain or Relics, where every strike is a chance step). 
 a side at 30 wounds with Feel No Pain and Relics on both takes 1.32 million entries, 2.9 s and
 a peak RSS of 274 MB (float) or 372 MB (exact), so the budget stays near 550 MB; beyond it
 the request is refused rather than left to exhaust the process."""
-
-
-def too_large() -> InputError:
-    return InputError(
-        "LIMIT_EXCEEDED",
-        "options.rounds",
-        f"the exact chain of this fight needs more than {TABLE_BUDGET} states; "
-        "use fewer rounds, attacks or wounds",
-        TABLE_BUDGET,
-    )
 
 
 Number = Fraction | float
@@ -114,7 +103,7 @@ class Outcomes:
                         table[end] = weights.add(table[end], w) if end in table else w
                 self.entries += len(table)
                 if self.entries > TABLE_BUDGET:
-                    raise too_large()
+                    raise too_large("states", TABLE_BUDGET)
         self._memo[moment] = table
         return table
 

@@ -70,7 +70,7 @@ class Grid:
 
     def check(self) -> None:
         if len(self._ends) + len(self._choices) > STATE_BUDGET:
-            raise too_large()
+            raise too_large("states", STATE_BUDGET)
 
     # ---- moves -----------------------------------------------------------------------
     def moves(self, x: int, pair: Pair, action: Action, chance: bool) -> tuple[Move, ...]:
@@ -274,11 +274,13 @@ def total(pair: Pair) -> int:
     return pair[0].crits + pair[0].normals + pair[1].crits + pair[1].normals
 
 
-def too_large() -> InputError:
+def too_large(what: str, limit: int) -> InputError:
+    """The refusal of a fight whose resolution would need more than `limit` of `what` (the
+    budgets of the grid, the chain and the single-sequence tables alike)."""
     return InputError(
         "LIMIT_EXCEEDED",
         "options.rounds",
-        f"the exact chain of this fight needs more than {STATE_BUDGET} states; "
+        f"the exact chain of this fight needs more than {limit} {what}; "
         "use fewer rounds, attacks or wounds",
-        STATE_BUDGET,
+        limit,
     )

@@ -170,7 +170,7 @@ class Chain:
                 x, action = moment.active, seq.heuristic(moment)
                 pair = grid.moves(x, moment.pair, action, False)[0][1] if action else moment.pair
                 moment = seq.duel(1 - x if x == self.first else None, pair)
-            moved = np.maximum(0, a[alive] - la) * grid.width + np.maximum(0, b[alive] - lb)
+            moved = grid.hurt(la, lb)[alive]
             ends = grid.ends(turn(moment.active, moment.pair), seq.strategies).take(moved)
             keys.append(ends * cells + alive)
             odds.append(np.full(len(alive), num if p.exact else num / power6(self.roll_depth)))

@@ -66,7 +66,7 @@ class Grid:
         self._moves: dict[tuple[int, Pair, Action, bool], tuple[Move, ...]] = {}
         self._choices: dict[tuple[int, Pair, Strategy], Choice] = {}
         self._ends: dict[tuple[Moment, tuple[Strategy, Strategy]], np.ndarray] = {}
-        self._shifts: dict[tuple[int, int], np.ndarray] = {}
+        self._hurts: dict[tuple[int, int], np.ndarray] = {}
 
     def check(self) -> None:
         if len(self._ends) + len(self._choices) > STATE_BUDGET:
@@ -217,18 +217,18 @@ class Grid:
 
     # ---- the deterministic projection (§9.6) -------------------------------------------
     def shift(self, x: int, dmg: int) -> np.ndarray:
-        """Flat cell indices after fighter x deals `dmg` to the other; cells where a fighter
-        is at 0 stay (the sequence is over there)."""
-        key = (x, dmg)
-        found = self._shifts.get(key)
+        """Flat cell indices after fighter x deals `dmg` to the other (`hurt`)."""
+        return self.hurt(0, dmg) if x == 0 else self.hurt(dmg, 0)
+
+    def hurt(self, la: int, lb: int) -> np.ndarray:
+        """Flat cell indices after `la` damage to A and `lb` to B (a strike's, or F2's curse
+        damage); cells where a fighter is at 0 stay (the sequence is over there)."""
+        key = (la, lb)
+        found = self._hurts.get(key)
         if found is None:
             a, b = self.wounds
-            alive = (a > 0) & (b > 0)
-            if x == 0:
-                moved = a * self.width + np.maximum(0, b - dmg)
-            else:
-                moved = np.maximum(0, a - dmg) * self.width + b
-            found = self._shifts[key] = np.where(alive, moved, self.cells)
+            moved = np.maximum(0, a - la) * self.width + np.maximum(0, b - lb)
+            found = self._hurts[key] = np.where((a > 0) & (b > 0), moved, self.cells)
         return found
 
     def ends(self, moment: Moment, plan: tuple[Strategy, Strategy]) -> np.ndarray:

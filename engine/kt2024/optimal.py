@@ -116,7 +116,6 @@ class Optimal:
         self.budget = min(STATE_BUDGET, MEMORY_BUDGET // size)
         self._choices: dict[tuple[Moment, int], Choice] = {}
         self._starts: dict[tuple[tuple[int, int], int], Value] = {}
-        self._curses: dict[tuple[int, int], np.ndarray] = {}
         self._branches: dict[tuple[Moment, int], tuple[Branch, ...]] = {}
 
     def choice(self, moment: Moment, left: int) -> Choice:
@@ -283,19 +282,10 @@ class Optimal:
                         Status(cb, nb, 0, relics_used=relics[1]),
                     ),
                 ),
-                self.curse(la, lb),
+                self.grid.hurt(la, lb),
             )
             for odds, (ca, na, la), (cb, nb, lb) in seq.rolls
         ]
-
-    def curse(self, la: int, lb: int) -> np.ndarray:
-        """Flat cells after F2's curse damage (la to A, lb to B), fallen cells kept."""
-        found = self._curses.get((la, lb))
-        if found is None:
-            a, b = self.grid.wounds
-            moved = np.maximum(0, a - la) * self.grid.width + np.maximum(0, b - lb)
-            found = self._curses[(la, lb)] = np.where(self.dead, self.grid.cells, moved)
-        return found
 
     def too_large(self) -> InputError:
         side = "fighterA" if self.sequence.fighters[0].strategy == "OPTIMAL" else "fighterB"

@@ -107,6 +107,15 @@ class Server:
         return 0.0
 
 
+SERVICE_MEMBERS = ("canonicalKey", "cached")
+"""What the service adds to the engine's answer (absent from the CLI's and the engine's)."""
+
+
+def without_service_members(answer: dict) -> dict:
+    """A service answer as the engine (and the CLI) gives it."""
+    return {k: v for k, v in answer.items() if k not in SERVICE_MEMBERS}
+
+
 def rest(url: str, path: str, body: object) -> dict:
     """POST `body` as JSON to a REST route that must answer 200; its JSON answer."""
     response = httpx.post(url + path, json=body)

@@ -9,7 +9,7 @@ from fractions import Fraction
 import httpx
 import orjson
 import pytest
-from service_harness import cli_batch, graphql
+from service_harness import cli_batch, graphql, without_service_members
 
 from schema.graphql import build_schema
 
@@ -23,7 +23,6 @@ FIGHT = {
     "fighterB": {"attacks": 3, "hit": 4, "wounds": 8, "brutal": True},
     "options": {"exact": True},
 }
-SERVICE_MEMBERS = ("canonicalKey", "cached")
 
 SHOOT_QUERY = """
 query($input: Kt2024ShootInput!) {
@@ -41,10 +40,6 @@ FIGHT_QUERY = (
     "query($input: Kt2024FightInput!) { fight(input: $input) { "
     f"fighterA {SIDE} fighterB {SIDE} canonicalKey cached }} }}"
 )
-
-
-def without_service_members(answer: dict) -> dict:
-    return {k: v for k, v in answer.items() if k not in SERVICE_MEMBERS}
 
 
 def cli(envelope: dict) -> dict:

@@ -23,7 +23,7 @@ import httpx
 import orjson
 import pytest
 import redis
-from service_harness import Server, controlled_redis, serving
+from service_harness import Server, controlled_redis, serving, without_service_members
 
 from service.cache import CHECKSUM, Breaker, RedisTier, decode, encode, redis_key
 from service.compute import prepare
@@ -67,11 +67,6 @@ def expected(n: int) -> dict[str, Any]:
     """Scenario n's answer as the engine computes it in this process, as JSON reads it."""
     job = prepare(scenario(n), "shoot")
     return orjson.loads(orjson.dumps(job.mode.evaluate(job.scenario)))
-
-
-def answer(body: dict[str, Any]) -> dict[str, Any]:
-    """A REST answer without the two service members."""
-    return {k: v for k, v in body.items() if k not in ("canonicalKey", "cached")}
 
 
 @dataclass(frozen=True)
@@ -141,7 +136,11 @@ class Load:
         assert not failed, f"{len(failed)} of {len(self.outcomes)} failed, e.g. {failed[0]}"
         answers: dict[int, dict[str, Any]] = {}
         for outcome in self.outcomes:
-            bodies = [answer(outcome.body)] if len(outcome.scenarios) == 1 else outcome.body
+            bodies = (
+                [without_service_members(outcome.body)]
+                if len(outcome.scenarios) == 1
+                else outcome.body
+            )
             for n, body in zip(outcome.scenarios, bodies, strict=True):
                 if n not in answers:
                     answers[n] = expected(n)
@@ -159,7 +158,7 @@ def shoot(server: Server, n: int) -> dict[str, Any]:
     response = httpx.post(server.url + "/v1/shoot", json=scenario(n), timeout=30)
     assert response.status_code == 200, response.text
     body = response.json()
-    assert answer(body) == expected(n)
+    assert without_service_members(body) == expected(n)
     return body
 
 
@@ -313,7 +312,7 @@ def test_damaged_entries_are_recomputed_and_overwritten():
         key = redis_key(good["canonicalKey"])
         assert eventually(lambda: stored(client, good) and stored(client, other))
         raw = client.get(key)
-        assert decode(good["canonicalKey"], raw) == answer(good)
+        assert decode(good["canonicalKey"], raw) == without_service_members(good)
         assert shoot(server, 1)["cached"] is True  # read back from Redis (no L1)
         copies = damaged_copies(raw, client.get(redis_key(other["canonicalKey"])))
         assert decode(good["canonicalKey"], copies["a digit altered"]) is None
@@ -335,7 +334,7 @@ def test_damaged_entries_are_recomputed_and_overwritten():
             write()
             recomputed(damage)
         assert client.type(key) == b"string"
-        assert encode(good["canonicalKey"], answer(good)) == raw
+        assert encode(good["canonicalKey"], without_service_members(good)) == raw
         client.close()
 
 

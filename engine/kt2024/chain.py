@@ -276,15 +276,11 @@ class Chain:
         and the moment opening its F3, for sequences starting with `relics` used."""
         found = self._openings.get(relics)
         if found is None:
-            seq, p = self.sequence, self.precision
+            p = self.precision
             found = self._openings[relics] = {}
-            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-                pair = (
-                    Status(ca, na, 0, relics_used=relics[0]),
-                    Status(cb, nb, 0, relics_used=relics[1]),
-                )
-                grow = self.roll_depth + p.depth * (p.top - ca - na - cb - nb)
-                found.setdefault((la, lb), []).append((odds, grow, seq.duel(self.first, pair)))
+            for odds, curse, moment in self.grid.openings(relics):
+                grow = self.roll_depth + p.depth * (p.top - total(moment.pair))
+                found.setdefault(curse, []).append((odds, grow, moment))
         return found
 
     def cursed(self, start: np.ndarray) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:

@@ -47,6 +47,8 @@ Move = tuple[Odds, Pair, int]
 """(odds, the wound-free pair after the action, damage to the opponent)."""
 Step = tuple[Odds, Moment, int]
 """(odds, the wound-free moment after the action, damage to the opponent)."""
+Opening = tuple[Odds, tuple[int, int], Moment]
+"""(odds of a joint roll, its curse damage to A and to B, the wound-free moment opening F3)."""
 Choice = tuple[np.ndarray | None, tuple[int, ...]]
 """A choice over the grid: (action codes per cell, or None when every cell takes `codes[0]`;
 the codes that occur)."""
@@ -67,6 +69,7 @@ class Grid:
         self._choices: dict[tuple[int, Pair, Strategy], Choice] = {}
         self._ends: dict[tuple[Moment, tuple[Strategy, Strategy]], np.ndarray] = {}
         self._hurts: dict[tuple[int, int], np.ndarray] = {}
+        self._openings: dict[tuple[int, int], tuple[Opening, ...]] = {}
 
     def check(self) -> None:
         if len(self._ends) + len(self._choices) > STATE_BUDGET:
@@ -117,6 +120,28 @@ class Grid:
             (odds, seq.duel(following, after) if moment.duel else turn(1 - x, after), dmg)
             for odds, after, dmg in self.moves(x, moment.pair, ACTIONS[code], True)
         )
+
+    def openings(self, relics: tuple[int, int]) -> tuple[Opening, ...]:
+        """F1 and F2 per joint roll, for sequences starting with `relics` used (A's, B's);
+        the chain and OPTIMAL both start their sequences from these."""
+        found = self._openings.get(relics)
+        if found is None:
+            seq = self.sequence
+            found = self._openings[relics] = tuple(
+                (
+                    odds,
+                    (la, lb),
+                    seq.duel(
+                        seq.first,
+                        (
+                            Status(ca, na, 0, relics_used=relics[0]),
+                            Status(cb, nb, 0, relics_used=relics[1]),
+                        ),
+                    ),
+                )
+                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls
+            )
+        return found
 
     def _strike(
         self, x: int, xs: Status, ys: Status, kind: str, chance: bool

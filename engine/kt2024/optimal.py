@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.errors import InputError
 
-from .fight_state import CERTAIN, Moment, Odds, Status
+from .fight_state import CERTAIN, Moment, Odds
 from .grid import CODE, Choice, Grid, total
 from .sequence import Sequence
 from .weights import power6
@@ -271,20 +271,9 @@ class Optimal:
 
     def openings(self, relics: tuple[int, int]) -> list[tuple[Odds, Moment, np.ndarray]]:
         """Per joint roll: its odds, the moment opening F3 and F2's curse move of the cells."""
-        seq = self.sequence
         return [
-            (
-                odds,
-                seq.duel(
-                    seq.first,
-                    (
-                        Status(ca, na, 0, relics_used=relics[0]),
-                        Status(cb, nb, 0, relics_used=relics[1]),
-                    ),
-                ),
-                self.grid.hurt(la, lb),
-            )
-            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls
+            (odds, moment, self.grid.hurt(*curse))
+            for odds, curse, moment in self.grid.openings(relics)
         ]
 
     def too_large(self) -> InputError:

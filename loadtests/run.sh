@@ -164,8 +164,11 @@ PY
 
 metrics_before="$(mktemp)"; metrics_after="$(mktemp)"
 temp_files+=("$metrics_before" "$metrics_after")
-"$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
-    "$base/metrics" >"$metrics_before"
+scrape_metrics() {  # the server's /metrics text, on stdout
+    "$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+        "$base/metrics"
+}
+scrape_metrics >"$metrics_before"
 
 # Locust runs in the background so that an INT or TERM sent to this script is handled at
 # once (bash runs traps only between foreground commands) and stops Locust and the server.
@@ -185,8 +188,7 @@ if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "run.sh: FAILED: the server died during the run (see $server_log)" >&2
     exit 1
 fi
-"$PYTHON" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
-    "$base/metrics" >"$metrics_after"
+scrape_metrics >"$metrics_after"
 # Peak resident memory of the server process (with one worker, the whole server): the figure
 # the Kubernetes memory limit is sized from.
 peak_rss_kib="$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo 0)"

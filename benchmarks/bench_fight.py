@@ -19,6 +19,7 @@ import argparse
 import random
 import time
 from dataclasses import replace
+from typing import get_args
 
 from timing import summary
 
@@ -26,9 +27,9 @@ from engine.errors import InputError
 from engine.kt2024 import attack, dice, sequence
 from engine.kt2024.fight import evaluate
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
+from engine.kt2024.scenario import Reroll
 
-REROLLS = ["NONE", "BALANCED", "DOUBLE_BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH",
-           "REROLL_ONES", "ONES_AND_BALANCED", "CEASELESS_AND_BALANCED"]  # fmt: skip
+REROLLS = get_args(Reroll)
 HEURISTICS = ["MAX_DAMAGE", "MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY"]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import random
 from dataclasses import replace
+from typing import get_args
 
 from timing import seconds, summary
 
@@ -28,9 +29,9 @@ from engine.kt2024 import (
     dice,
     shoot,
 )
+from engine.kt2024.scenario import Reroll
 
-REROLLS = ["NONE", "BALANCED", "DOUBLE_BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH",
-           "REROLL_ONES", "ONES_AND_BALANCED", "CEASELESS_AND_BALANCED"]  # fmt: skip
+REROLLS = get_args(Reroll)
 
 
 def scenario(rng: random.Random) -> Shoot:

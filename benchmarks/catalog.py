@@ -11,13 +11,13 @@ validation of the catalog data files. Prints median / p95 per operation and the 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import seconds, summary
 
 from schema import references
 from schema.catalog import DATA_DIR, catalog, load_catalog
@@ -25,18 +25,7 @@ from schema.weapon_rules import format_rules, parse_rules
 
 
 def timed(label: str, calls: list[Callable[[], object]], repeat: int) -> None:
-    samples = []
-    for _ in range(repeat):
-        for call in calls:
-            start = time.perf_counter()
-            call()
-            samples.append(time.perf_counter() - start)
-    samples.sort()
-    p95 = samples[int(0.95 * (len(samples) - 1))]
-    print(
-        f"{label:<34} n={len(samples):>6}  median {statistics.median(samples) * 1e6:8.1f} µs"
-        f"  p95 {p95 * 1e6:8.1f} µs  total {sum(samples) * 1e3:8.1f} ms"
-    )
+    print(summary(label, [seconds(call) for _ in range(repeat) for call in calls]))
 
 
 def main() -> None:
@@ -44,9 +33,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args()
 
-    start = time.perf_counter()
-    load_catalog(DATA_DIR / "kt2024")
-    print(f"{'cold load + validation':<34} {(time.perf_counter() - start) * 1e3:8.1f} ms")
+    cold = seconds(lambda: load_catalog(DATA_DIR / "kt2024"))
+    print(f"{'cold load + validation':<34} {cold * 1e3:8.1f} ms")
 
     cat = catalog()
     texts = [format_rules(p.rules.fields, p.rules.no_numeric_effect) for p in cat.profiles.values()]

@@ -1,8 +1,10 @@
-"""Shared test helpers: where the specs and their worked examples live, and the fixtures the
-service tests share (a default `killmath serve` per module, the tests' own Redis db)."""
+"""Shared test helpers: where the specs and their worked examples live, the in-process batch,
+and the fixtures the service tests share (a default `killmath serve` per module, the tests'
+own Redis db)."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,10 +12,20 @@ from pathlib import Path
 import pytest
 from service_harness import Server, owned_redis, serving
 
+from service.cli import run_batch
+
 SPEC_DIR = Path(__file__).resolve().parent / "spec"
 """The specs' worked examples, vendored so a fresh clone tests on its own.
 
 `test_spec_copies.py` checks them against the upstream `../shared/spec` when that exists."""
+
+
+def batch(lines: list[str]) -> tuple[bool, list[dict]]:
+    """`killmath batch` in process (`run_batch`): whether every line succeeded, and the
+    answers, one per non-blank input line."""
+    out = io.StringIO()
+    ok = run_batch(lines, out)
+    return ok, [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def load_examples(name: str) -> list[dict]:

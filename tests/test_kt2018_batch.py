@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 
-import orjson
-from conftest import load_examples
-
-from service.cli import run_batch
+from conftest import batch, load_examples
 
 EXAMPLES = load_examples("kt2018")
-
-
-def batch(lines: list[str]) -> tuple[bool, list[dict]]:
-    out = io.StringIO()
-    ok = run_batch(lines, out)
-    return ok, [orjson.loads(line) for line in out.getvalue().splitlines()]
 
 
 def test_every_mode_through_the_batch_in_order() -> None:

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 
-from conftest import load_examples
-
-from service.cli import run_batch
+from conftest import batch, load_examples
 
 EXAMPLES = load_examples("threshold")
-
-
-def batch(lines: list[str]) -> tuple[bool, list[dict]]:
-    out = io.StringIO()
-    ok = run_batch(lines, out)
-    return ok, [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def expected_exact(expected: dict) -> dict:

@@ -1,9 +1,10 @@
 """Real servers for the service tests: uvicorn in a subprocess on a free port, and Redis.
 
 `Server` runs `killmath serve` exactly as a user would, with its settings in the environment,
-and always stops it. `redis_url` finds the test Redis: the machine's 127.0.0.1:6379 (db 13,
-flushed by the tests that use it); else a `redis-server` started on a free port if one is
-installed; else the test is skipped — except under CI=true, where a missing Redis fails.
+and always stops it. `owned_redis` (conftest's `redis_url` fixture) finds the test Redis: the
+machine's 127.0.0.1:6379 (db 13, flushed by the tests that use it); else a `redis-server`
+started on a free port if one is installed; else the test is skipped — except under CI=true,
+where a missing Redis fails.
 `controlled_redis` starts a Redis of the test's own (loadtests/redis_process.py) that the test
 may kill, pause, restart or fill — never the machine's shared one.
 """

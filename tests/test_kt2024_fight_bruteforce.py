@@ -289,22 +289,27 @@ def test_every_api_field_reaches_the_engine() -> None:
     assert FightOptions().first_to_act == "A"
 
 
+def refused(body: dict) -> InputError:
+    """The error a fight refused past one of its budgets raises."""
+    with pytest.raises(InputError) as caught:
+        registry.run(body, "fight")
+    return caught.value
+
+
 def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """OPTIMAL at the §12 maxima would need gigabytes: past its budget it is a clean error."""
     monkeypatch.setattr(optimal, "STATE_BUDGET", 50)
     body = {"fighterB": {"strategy": "OPTIMAL"}, "options": {"rounds": 2}}
-    with pytest.raises(InputError) as caught:
-        registry.run(body, "fight")
-    assert (caught.value.code, caught.value.field, caught.value.limit) == (
+    caught = refused(body)
+    assert (caught.code, caught.field, caught.limit) == (
         "LIMIT_EXCEEDED",
         "fighterB.strategy",
         50,
     )
     monkeypatch.setattr(optimal, "STATE_BUDGET", 60_000)
     monkeypatch.setattr(optimal, "MEMORY_BUDGET", 2**20)  # a few states of 12 × 12 wounds
-    with pytest.raises(InputError) as caught:
-        registry.run(body, "fight")
-    assert caught.value.field == "fighterB.strategy" and 0 < caught.value.limit < 60_000
+    caught = refused(body)
+    assert caught.field == "fighterB.strategy" and 0 < caught.limit < 60_000
 
 
 @pytest.mark.parametrize(
@@ -321,9 +326,8 @@ def test_the_chain_refuses_fights_beyond_its_budget(
 ) -> None:
     monkeypatch.setattr(module, budget, 50)
     body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
-    with pytest.raises(InputError) as caught:
-        registry.run(body, "fight")
-    assert (caught.value.code, caught.value.field, caught.value.limit) == (
+    caught = refused(body)
+    assert (caught.code, caught.field, caught.limit) == (
         "LIMIT_EXCEEDED",
         "options.rounds",
         50,

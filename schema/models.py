@@ -16,14 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 
 from schema.errors import from_validation_error
+from schema.fields import StrictModel
 
 
-class ApiModel(BaseModel):
-    """camelCase members, unknown members rejected, JSON types taken strictly."""
+class ApiModel(StrictModel):
+    """A StrictModel whose members are snake_case in Python and camelCase in JSON."""
 
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
 
 def engine_model(

@@ -117,8 +117,10 @@ class Grid:
         if code < 0:
             return ((CERTAIN, seq.duel(following, moment.pair), 0),)
         return tuple(
-            (odds, seq.duel(following, after) if moment.duel else turn(1 - x, after), dmg)
-            for odds, after, dmg in self.moves(x, moment.pair, ACTIONS[code], True)
+            [
+                (odds, seq.duel(following, after) if moment.duel else turn(1 - x, after), dmg)
+                for odds, after, dmg in self.moves(x, moment.pair, ACTIONS[code], True)
+            ]
         )
 
     def openings(self, relics: tuple[int, int]) -> tuple[Opening, ...]:
@@ -243,7 +245,9 @@ class Grid:
     # ---- the deterministic projection (§9.6) -------------------------------------------
     def shift(self, x: int, dmg: int) -> np.ndarray:
         """Flat cell indices after fighter x deals `dmg` to the other (`hurt`)."""
-        return self.hurt(0, dmg) if x == 0 else self.hurt(dmg, 0)
+        key = (0, dmg) if x == 0 else (dmg, 0)
+        found = self._hurts.get(key)  # a hot path: the memo looked up without a call
+        return found if found is not None else self.hurt(*key)
 
     def hurt(self, la: int, lb: int) -> np.ndarray:
         """Flat cell indices after `la` damage to A and `lb` to B (a strike's, or F2's curse

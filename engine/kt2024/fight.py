@@ -15,12 +15,14 @@ from fractions import Fraction
 from typing import Any
 
 from .chain import Chain
-from .fight_state import Moment, Pair, Status
+from .fight_state import Pair, Status
 from .fighter import Fight
 from .grid import too_large
+from .projection import Projection
 from .sequence import Sequence
+from .states import States
+from .table import Table
 from .weights import ExactWeights, FloatWeights, Weights
-from .wounds import restore
 
 TABLE_BUDGET = 2_000_000
 """The most (moment, ending) entries `Outcomes` may tabulate in one fight (heuristic fights of
@@ -52,60 +54,75 @@ class FightResult:
 
 
 class Outcomes:
-    """Where the rest of a sequence ends from a moment: {Ending: weight}, memoised.
+    """Where the rest of a sequence ends from a cell of its real resolution, {Ending: weight},
+    memoised on the cell (moment number, wounds A, wounds B).
 
-    Deterministic steps share their successor's table; only chance steps mix tables.
+    A `certain` sequence is its own projection (§9.6) with both real strategies. Otherwise
+    deterministic steps share their successor's table and only chance steps mix tables.
     """
 
-    def __init__(self, sequence: Sequence, weights: Weights) -> None:
+    def __init__(self, sequence: Sequence, weights: Weights, top: int) -> None:
         self.sequence = sequence
         self.weights = weights
-        self.alike = sequence.tactics.alike
-        self.certain = sequence.certain
-        self._memo: dict[Moment, dict[Ending, Any]] = {}
+        most = tuple(
+            (max(roll[i][0] for roll in sequence.rolls), max(roll[i][1] for roll in sequence.rolls))
+            for i in (1, 2)
+        )
+        table = Table(sequence.fighters, most)
+        self.states = States(sequence.fighters, table)
+        self.projection = Projection(table, top)
+        self.width = top + 1
+        self._memo: dict[int, dict[Ending, Any]] = {}
         self.entries = 0  # in the tables built by chance steps, against TABLE_BUDGET
 
     def opening(self, pair: Pair) -> dict[Ending, Any]:
         """Where a sequence opening (at F3) with `pair` ends."""
-        if self.certain:
-            return {(self.sequence.settle(pair), (0, 0)): self.weights.one}
-        return self.ends(self.sequence.opening_moment(pair))
+        seq = self.sequence
+        moment = seq.opening_moment(pair)
+        while moment.duel:  # F3's Duelist parries: no chance, no damage
+            ((_, moment),) = seq.after(moment, seq.heuristic(moment))
+        a, b = moment.pair
+        if seq.certain:
+            n = self.projection.table.number(moment.active, moment.pair)
+            end = self.projection.end(seq.strategies, n, a.wounds, b.wounds)
+            return {(end, (0, 0)): self.weights.one}
+        n = self.states.number(moment.active, (a.with_wounds(0), b.with_wounds(0)))
+        return self.ends(n, a.wounds, b.wounds)
 
-    def ends(self, moment: Moment) -> dict[Ending, Any]:
-        table = self._memo.get(moment)
+    def ends(self, n: int, wa: int, wb: int) -> dict[Ending, Any]:
+        key = (n * self.width + wa) * self.width + wb
+        table = self._memo.get(key)
         if table is not None:
             return table
-        seq, weights = self.sequence, self.weights
-        pair = moment.pair
-        alike = self.alike.canonical(pair)
-        if alike != pair:  # look the alike wounds up, shift the survivors back
-            shifted = self.ends(Moment(moment.duel, moment.active, alike))
-            (wa, wb), (wa_, wb_) = (
-                (pair[0].wounds, pair[1].wounds),
-                (alike[0].wounds, alike[1].wounds),
-            )
-            return {
-                ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent): w
-                for ((fa, fb), spent), w in shifted.items()
-            }
-        if seq.over(moment):
-            a, b = moment.pair
-            table = {((a.wounds, b.wounds), (a.relics_used, b.relics_used)): weights.one}
+        states, weights = self.states, self.weights
+        if not wa or not wb or states.over[n]:
+            a, b = states.moments[n][1]
+            table = {((wa, wb), (a.relics_used, b.relics_used)): weights.one}
         else:
-            branches = seq.after(moment, seq.heuristic(moment))
+            x = states.moments[n][0]
+            code = self.projection.choose(
+                states.tactical(n), wa, wb, self.sequence.strategies[x]
+            )
+            branches = states.branches(n, code)
             if len(branches) == 1:
-                table = self.ends(branches[0][1])
+                _, nxt, dmg = branches[0]
+                table = self.ends(nxt, *hurt(x, wa, wb, dmg))
             else:
                 table = {}
-                for odds, nxt in branches:
-                    for end, w in self.ends(nxt).items():
+                for odds, nxt, dmg in branches:
+                    for end, w in self.ends(nxt, *hurt(x, wa, wb, dmg)).items():
                         w = weights.scale(w, odds)
                         table[end] = weights.add(table[end], w) if end in table else w
                 self.entries += len(table)
                 if self.entries > TABLE_BUDGET:
                     raise too_large("states", TABLE_BUDGET)
-        self._memo[moment] = table
+        self._memo[key] = table
         return table
+
+
+def hurt(x: int, wa: int, wb: int, dmg: int) -> tuple[int, int]:
+    """The wounds after fighter x deals `dmg` to the other."""
+    return (wa, max(0, wb - dmg)) if x == 0 else (max(0, wa - dmg), wb)
 
 
 def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
@@ -114,8 +131,8 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
     Fights of several sequences, and every fight with an OPTIMAL fighter (whose values are
     solved over all wounds anyway), run on the wounds grid (`chain.Chain`): the mass of every
     pair of starting wounds moves through a sequence at once. A heuristic fight of one
-    sequence starts from a single pair of wounds, which single steps (`by_sequence`) serve
-    more cheaply.
+    sequence starts from a single pair of wounds and goes cell by cell (`by_sequence`),
+    visiting only the wounds it can reach.
     """
     sequence = Sequence(fight)
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
@@ -127,12 +144,10 @@ def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
 
 
 def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
-    """`final_wounds` of a heuristic fight, one sequence and one pair of starting wounds at a
-    time (any rounds: the grid chain is checked against it). A sequence's opening is looked up
-    with canonical wounds (`wounds.Alike`) and the outcome shifted back, so openings whose
-    wounds play alike share the work."""
+    """`final_wounds` of a heuristic fight, one sequence and one pair of starting wounds (and
+    relics used) at a time (any rounds: the grid chain is checked against it)."""
     rounds = fight.options.rounds
-    outcomes = Outcomes(sequence, weights)
+    outcomes = Outcomes(sequence, weights, max(fight.fighter_a.wounds, fight.fighter_b.wounds))
     finals: dict[tuple[int, int], Any] = {}
 
     def put(table: dict, key: Any, w: Any) -> None:
@@ -141,30 +156,21 @@ def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tupl
     starts: dict[Ending, Any] = {
         ((fight.fighter_a.wounds, fight.fighter_b.wounds), (0, 0)): weights.one
     }
-    # sequences looked up by (roll, wounds looked up with, relics used)
-    seen: dict[tuple[int, int, int, tuple[int, int]], dict[Ending, Any]] = {}
-    plan = opening_plan(sequence)
     for played in range(rounds):
         left = rounds - played
         ending: dict[Ending, Any] = {}
         for ((wa0, wb0), relics), w in starts.items():
-            for index, (odds, (ca, na, la), (cb, nb, lb), map_a, map_b) in enumerate(plan):
+            for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls:
                 wa, wb = max(0, wa0 - la), max(0, wb0 - lb)
                 v = weights.scale(w, odds)
                 if wa == 0 or wb == 0:  # F2 ended the battle
                     put(finals, (wa, wb), v)
                     continue
-                wa_, wb_ = map_a[wa], map_b[wb]
-                key = (index, wa_, wb_, relics)
-                table = seen.get(key)
-                if table is None:
-                    pair = (
-                        Status(ca, na, wa_, relics_used=relics[0]),
-                        Status(cb, nb, wb_, relics_used=relics[1]),
-                    )
-                    table = seen[key] = outcomes.opening(pair)
-                for ((fa, fb), spent), u in table.items():
-                    end = ((restore(fa, wa, wa_), restore(fb, wb, wb_)), spent)
+                pair = (
+                    Status(ca, na, wa, relics_used=relics[0]),
+                    Status(cb, nb, wb, relics_used=relics[1]),
+                )
+                for end, u in outcomes.opening(pair).items():
                     put(ending, end, weights.times(v, u))
         starts = {}
         for (wounds, spent), w in ending.items():
@@ -173,22 +179,6 @@ def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tupl
             else:
                 put(finals, wounds, w)
     return {key: weights.result(w) for key, w in finals.items()}
-
-
-def opening_plan(sequence: Sequence) -> list[tuple]:
-    """Per joint roll (F1 + F2): its odds, both fighters' (crits, normals, curse damage) and
-    the wounds to look its sequence up with (`wounds.Alike.map`) for each fighter."""
-    alike = sequence.tactics.alike
-    return [
-        (
-            odds,
-            (ca, na, la),
-            (cb, nb, lb),
-            alike.map(1, cb, nb),
-            alike.map(0, ca, na),
-        )
-        for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls
-    ]
 
 
 def fighter_result(

@@ -186,3 +186,45 @@ def act(
         (odds, unoriented(xs2, ys2, x))
         for odds, xs2, ys2 in strike(fighters[x], fighters[y], xs, ys, kind, chance)
     ]
+
+
+Move = tuple[Odds, Pair, int]
+"""(odds, the pair after the action with wounds untouched, damage dealt to the opponent)."""
+
+
+def moves(
+    fighters: tuple[Fighter, Fighter], x: int, pair: Pair, action: Action, chance: bool
+) -> tuple[Move, ...]:
+    """Fighter x's action on a pair whose wounds are left alone: S1–S11 or §9.4, with the
+    Relic and Feel No Pain dice (`chance`) or without (§9.6), the damage returned instead of
+    dealt. Murderous Entrance's second strike is folded in: it comes only when the target
+    survived the first, and when it did not, the sequence is over whatever the second strike
+    would have done."""
+    fx, fy = fighters[x], fighters[1 - x]
+    xs, ys = oriented(pair, x)
+    verb, kind = action
+    if verb == "PARRY":
+        xs, ys = parry(fx, fy, xs, ys, kind)
+        return ((CERTAIN, unoriented(xs, ys, x), 0),)
+    first_crit = kind == CRIT and not xs.crit_struck
+    result = []
+    for odds, xs2, ys2, dmg in _dealt(fx, fy, xs, ys, kind, chance):
+        if first_crit and fx.murderous_entrance2021 and xs2.successes:  # S11
+            again = CRIT if xs2.crits else NORMAL
+            for odds2, xs3, ys3, dmg2 in _dealt(fx, fy, xs2, ys2, again, chance):
+                result.append((times(odds, odds2), xs3, ys3, dmg + dmg2))
+        else:
+            result.append((odds, xs2, ys2, dmg))
+    return tuple((odds, unoriented(xs2, ys2, x), dmg) for odds, xs2, ys2, dmg in result)
+
+
+def _dealt(
+    x: Fighter, y: Fighter, xs: Status, ys: Status, kind: Kind, chance: bool
+) -> list[tuple[Odds, Status, Status, int]]:
+    """S1–S9 of one strike: (odds, X, Y, damage dealt) per Relic and Feel No Pain outcome."""
+    dmg, xs, ys = blow(x, y, xs, ys, kind)
+    return [
+        (times(odds, fnp), xs, y_after, final)
+        for odds, dealt, y_after in relic(x, y, xs, ys, kind, dmg, chance)  # S8
+        for fnp, final in suffer(y, dealt, chance)  # S9
+    ]

@@ -1,0 +1,279 @@
+"""Every tactical moment of a fight's alternation (F4) at once: what each action does there.
+
+Within a sequence, what an action does to the unresolved successes and flags, and its damage,
+never depend on the wounds (§9.3, §9.4). The tactical part of a moment (both fighters'
+unresolved successes and the flags their rules read, without the relic bookkeeping no decision
+looks at, §9.6; and whose turn it is) is a point of a small product space, so every moment of
+the fight is numbered densely and the projected strike and parry rules run on all of them at
+once as numpy arrays. The §9.5 decisions (`projection`) then only look numbers up.
+
+The rules here are S1–S7 and S11 of §9.3 and §9.4, written once over arrays; Relics and Feel
+No Pain (S8, S9) never trigger in a projection and belong to the real resolution (`strike`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .fight_state import Pair
+from .fighter import Fighter
+from .strike import remembers_crit_strike
+
+FLAGS = ("struck", "crit_struck", "jas_used", "durable_used", "half_used")
+"""The per-sequence flags of §9.1 a decision can see, as `Status` names them."""
+
+
+def kept_flags(f: Fighter) -> tuple[str, ...]:
+    """The flags of fighter f that some rule reads (the others stay false all sequence)."""
+    rules = {
+        "struck": f.hammerhand2021,
+        "crit_struck": remembers_crit_strike(f),
+        "jas_used": f.just_a_scratch != "NONE",
+        "durable_used": f.durable,
+        "half_used": f.half_damage_first_strike,
+    }
+    return tuple(name for name in FLAGS if rules[name])
+
+
+@dataclass(frozen=True)
+class Side:
+    """One fighter's part of every moment: unresolved crits and normals, and its flags."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+    flags: dict[str, np.ndarray]
+
+    def flag(self, name: str) -> np.ndarray:
+        """A flag's values (false everywhere for a flag the fighter does not keep)."""
+        found = self.flags.get(name)
+        return found if found is not None else np.zeros(self.crits.shape, dtype=bool)
+
+    def set(self, **changes: np.ndarray) -> Side:
+        """A copy with some fields changed (flags a fighter does not keep are dropped)."""
+        flags = {k: changes.pop(k) if k in changes else v for k, v in self.flags.items()}
+        for name in FLAGS:
+            changes.pop(name, None)
+        return replace(self, flags=flags, **changes)
+
+    @property
+    def successes(self) -> np.ndarray:
+        return self.crits + self.normals
+
+
+def halved(dmg: np.ndarray) -> np.ndarray:
+    """S5a over arrays: half rounding up, never below min(dmg, 2)."""
+    return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
+
+
+def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
+    """S1–S7 of one strike per moment (`crit`: a CRIT strike, else a NORMAL one): the damage
+    before Relics and Feel No Pain, and both sides after it."""
+    xs = xs.set(crits=xs.crits - crit, normals=xs.normals - ~crit)  # S1
+    dmg = np.where(crit, fx.critical_damage, fx.normal_damage)  # S2
+    if fy.durable:  # S3
+        durable = crit & ~ys.flag("durable_used")
+        ys = ys.set(durable_used=ys.flag("durable_used") | durable)
+        if fx.critical_damage >= 4:
+            dmg = dmg - durable
+    if fx.hammerhand2021:  # S4
+        dmg = dmg + ~xs.flag("struck")
+    if fy.just_a_scratch != "NONE":  # S5
+        open_ = ~ys.flag("jas_used") & (dmg > 0)
+        if fy.just_a_scratch == "NORMALS":
+            scratched = open_ & ~crit
+        else:
+            big_crit = fx.critical_damage >= fx.normal_damage
+            big = crit if big_crit else ~crit
+            none_left = (xs.crits if big_crit else xs.normals) == 0
+            scratched = open_ & (big | none_left)
+        dmg = np.where(scratched, 0, dmg)
+        ys = ys.set(jas_used=ys.flag("jas_used") | scratched)
+    if fy.half_damage_first_strike:  # S5a
+        halves = ~ys.flag("half_used") & (dmg > 0)
+        dmg = np.where(halves, halved(dmg), dmg)
+        ys = ys.set(half_used=ys.flag("half_used") | halves)
+    first_crit = crit & ~xs.flag("crit_struck")
+    if fx.stun2021:  # S6
+        ys = ys.set(normals=ys.normals - (first_crit & (ys.normals > 0)))
+    if fx.shock:
+        shocked = first_crit & (ys.successes > 0)
+        from_normals = shocked & (ys.normals > 0)
+        ys = ys.set(normals=ys.normals - from_normals, crits=ys.crits - (shocked & ~from_normals))
+    if fx.hammerhand2021:  # S7
+        xs = xs.set(struck=np.ones_like(crit))
+    if remembers_crit_strike(fx):
+        xs = xs.set(crit_struck=xs.flag("crit_struck") | crit)
+    return dmg, xs, ys
+
+
+def strike(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
+    """S1–S7 and S11: a strike and Murderous Entrance's automatic second one, projected. The
+    second comes only when the target survives the first; where it does not, the sequence is
+    over whatever the second would have done, so it is folded in by the damage alone."""
+    again = crit & ~xs.flag("crit_struck")
+    dmg, xs, ys = blow(fx, fy, xs, ys, crit)
+    if not fx.murderous_entrance2021:
+        return dmg, xs, ys
+    again &= xs.successes > 0
+    dmg2, xs2, ys2 = blow(fx, fy, xs, ys, xs.crits > 0)
+    return (
+        dmg + np.where(again, dmg2, 0),
+        pick(again, xs2, xs),
+        pick(again, ys2, ys),
+    )
+
+
+def parry(fx: Fighter, xs: Side, ys: Side, crit: bool) -> tuple[Side, Side]:
+    """§9.4 over arrays: the parrying success is spent and cancels Y's unresolved successes."""
+    blocks = 2 if fx.storm_shield2021 else 1
+    if not crit:
+        return xs.set(normals=xs.normals - 1), ys.set(normals=np.maximum(0, ys.normals - blocks))
+    xs = xs.set(crits=xs.crits - 1)
+    for _ in range(blocks):
+        from_crits = ys.crits > 0
+        ys = ys.set(
+            crits=ys.crits - from_crits,
+            normals=ys.normals - (~from_crits & (ys.normals > 0)),
+        )
+    if fx.dueller2021:
+        ys = ys.set(normals=ys.normals - (ys.normals > 0))
+    return xs, ys
+
+
+def pick(where: np.ndarray, a: Side, b: Side) -> Side:
+    """Side a where `where`, else b."""
+    return Side(
+        np.where(where, a.crits, b.crits),
+        np.where(where, a.normals, b.normals),
+        {k: np.where(where, a.flags[k], b.flags[k]) for k in a.flags},
+    )
+
+
+class Table:
+    """The tactical F4 moments of one fight, numbered densely, with their projected options.
+
+    A moment's number packs whose turn it is, both fighters' crits and normals (up to the most
+    either can roll) and the flags their rules read. Per moment and per action code (§9.8 O4's
+    order: CRIT strike, NORMAL strike, CRIT parry, NORMAL parry), `next` is the moment after
+    the action (−1 where it is not a useful action) and `damage` its projected damage; the
+    other lists are what §9.5 asks about the moment. All are Python lists, for lookups.
+    """
+
+    def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int], ...]):
+        self.fighters = fighters
+        self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
+        # (size, name) of each digit of a moment's number, most significant first
+        self.digits: list[tuple[int, str]] = [(2, "active")]
+        for x in (0, 1):
+            self.digits += [(most[x][0] + 1, f"crits{x}"), (most[x][1] + 1, f"normals{x}")]
+            self.digits += [(2, f"{name}{x}") for name in self.kept[x]]
+        self.size = int(np.prod([size for size, _ in self.digits]))
+        every = np.arange(self.size)
+        fields: dict[str, np.ndarray] = {}
+        for size, name in reversed(self.digits):
+            every, fields[name] = np.divmod(every, size)
+        sides = [
+            Side(
+                fields[f"crits{x}"],
+                fields[f"normals{x}"],
+                {k: fields[f"{k}{x}"].astype(bool) for k in self.kept[x]},
+            )
+            for x in (0, 1)
+        ]
+        self._build(fields["active"], sides)
+
+    def number(self, active: int, pair: Pair) -> int:
+        """The number of the F4 moment with `active` to act on `pair` (wounds and relic
+        bookkeeping ignored); a fighter without unresolved successes passes at once."""
+        if not (pair[active][0] or pair[active][1]):
+            active = 1 - active
+        values = {"active": active}
+        for x in (0, 1):
+            status = pair[x]
+            values[f"crits{x}"], values[f"normals{x}"] = status.crits, status.normals
+            for k in self.kept[x]:
+                values[f"{k}{x}"] = int(getattr(status, k))
+        n = 0
+        for size, name in self.digits:
+            n = n * size + values[name]
+        return n
+
+    def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
+        """Moment numbers of arrays of moments (whose turn normalised as in `number`)."""
+        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
+        active = np.where(has, active, 1 - active)
+        values = {"active": active}
+        for x in (0, 1):
+            values[f"crits{x}"], values[f"normals{x}"] = sides[x].crits, sides[x].normals
+            for k in self.kept[x]:
+                values[f"{k}{x}"] = sides[x].flags[k].astype(np.int64)
+        n = np.zeros(self.size, dtype=np.int64)
+        for size, name in self.digits:
+            n = n * size + values[name]
+        return n
+
+    def _build(self, active: np.ndarray, sides: list[Side]) -> None:
+        fighters = self.fighters
+        successes = sides[0].successes + sides[1].successes
+        self.over = (successes == 0).tolist()
+        nexts, damages, per_x = [], [], []
+        for x in (0, 1):
+            fx, fy = fighters[x], fighters[1 - x]
+            xs, ys = sides[x], sides[1 - x]
+            can = {
+                0: xs.crits > 0,
+                1: xs.normals > 0,
+                2: (xs.crits > 0) & (ys.successes > 0),
+                3: (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal),
+            }
+            after = []
+            for code in range(4):
+                if code < 2:
+                    dmg, xs2, ys2 = strike(fx, fy, xs, ys, np.full(self.size, code == 0))
+                else:
+                    xs2, ys2 = parry(fx, xs, ys, code == 2)
+                    dmg = np.zeros(self.size, dtype=np.int64)
+                after.append((xs2, ys2))
+                pair = [xs2, ys2] if x == 0 else [ys2, xs2]
+                nexts.append(np.where(can[code], self._encode(np.full(self.size, 1 - x), pair), -1))
+                damages.append(np.where(can[code], dmg, 0))
+            hit = np.where(xs.crits > 0, 0, 1)
+            wise = np.where(
+                (ys.crits > 0) & can[2], 2, np.where(can[3], 3, np.where(can[2], 2, -1))
+            )
+            # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
+            normal_block = can[3] & (after[3][1].successes == 0)
+            crit_block = can[2] & (after[2][1].successes == 0)
+            block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
+            left, target = pick(normal_block, after[3][0], after[2][0]), pick(
+                normal_block, after[3][1], after[2][1]
+            )
+            reach = np.zeros(self.size, dtype=np.int64)
+            for _ in range(int(left.successes.max(initial=0))):
+                going = left.successes > 0
+                dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
+                reach += np.where(going & (block >= 0), dmg, 0)
+                left = left.set(crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0))
+            per_x.append(
+                {
+                    "hit": hit,
+                    "always": (ys.successes == 0) | ~(can[2] | can[3]),
+                    "stun": (fx.stun2021 or fx.shock)
+                    & ~xs.flag("crit_struck")
+                    & (xs.crits > 0)
+                    & (ys.crits == 0),
+                    "block": block,
+                    "reach": reach,
+                    "wise": wise,
+                }
+            )
+        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
+        mover = np.where(has, active, 1 - active)
+        a_moves = mover == 0
+        self.mover = mover.tolist()
+        for name in ("hit", "always", "stun", "block", "reach", "wise"):
+            setattr(self, name, np.where(a_moves, per_x[0][name], per_x[1][name]).tolist())
+        self.next = [np.where(a_moves, nexts[c], nexts[4 + c]).tolist() for c in range(4)]
+        self.damage = [np.where(a_moves, damages[c], damages[4 + c]).tolist() for c in range(4)]

@@ -18,7 +18,6 @@ from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from engine.kt2024.scenario import camel
 from engine.kt2024.sequence import Sequence
-from engine.kt2024.weights import ExactWeights, FloatWeights
 from schema import registry
 
 STRATEGIES = ("MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY", "OPTIMAL")
@@ -88,8 +87,7 @@ def engine_fight(body: dict, exact: bool = True) -> Fight:
 
 
 def joint(body: dict, exact: bool = True) -> dict:
-    weights = ExactWeights() if exact else FloatWeights()
-    return final_wounds(engine_fight(body, exact), weights)
+    return final_wounds(engine_fight(body, exact), exact)
 
 
 # ---- the oracle --------------------------------------------------------------------------
@@ -315,7 +313,7 @@ def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     ("module", "budget", "rounds"),
     [
-        (fight_module, "TABLE_BUDGET", 1),
+        (fight_module, "CELL_BUDGET", 1),
         (grid, "STATE_BUDGET", 2),
         (chain, "MASS_BUDGET", 2),
         (chain, "WORK_BUDGET", 2),
@@ -338,8 +336,7 @@ def by_sequence(body: dict, exact: bool = True) -> dict:
     """`final_wounds` along the sequence-by-sequence path (`fight.final_wounds` takes it for
     single sequences and OPTIMAL), whatever the rounds."""
     fight = engine_fight(body, exact)
-    weights = ExactWeights() if exact else FloatWeights()
-    return fight_module.by_sequence(fight, Sequence(fight), weights)
+    return fight_module.by_sequence(fight, Sequence(fight), exact)
 
 
 @slow(40)

@@ -22,6 +22,7 @@ from .fighter import Fight
 from .grid import Choice, Grid, too_large, total
 from .optimal import Optimal
 from .sequence import Sequence, turn
+from .strike import strike_dice
 from .weights import power6
 
 MASS_BUDGET = 512 * 2**20
@@ -86,10 +87,7 @@ class Chain:
         self.grid = grid = Grid(fight, sequence)
         self.first = sequence.first
         self.shape = self.grid.shape
-        depth = 0
-        for f in sequence.fighters:  # dice one strike against f may roll
-            relic = {"NONE": 0, "ONE_D6": 1, "TWO_D6": 2}[f.saintly_relics]
-            depth = max(depth, relic + (f.feel_no_pain is not None))
+        depth = strike_dice(sequence.fighters)
         top = max((ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls), default=0)
         self.roll_depth = sequence.rolls[0][0][1]
         self.step = self.roll_depth + depth * top
@@ -167,7 +165,7 @@ class Chain:
         for (num, _), (ca, na, la), (cb, nb, lb) in seq.rolls:
             moment = seq.duel(self.first, (Status(ca, na, 0), Status(cb, nb, 0)))
             while moment.duel:  # F3 parries deal no damage
-                x, action = moment.active, seq.heuristic(moment)
+                x, action = moment.active, seq.duelist_parry(moment)
                 pair = grid.moves(x, moment.pair, action, False)[0][1] if action else moment.pair
                 moment = seq.duel(1 - x if x == self.first else None, pair)
             moved = grid.hurt(la, lb)[alive]

@@ -14,22 +14,23 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .chain import Chain
-from .fight_state import Pair, Status
+from .chain import Chain, Precision
+from .fight_state import Status
 from .fighter import Fight
 from .grid import too_large
 from .projection import Projection
 from .sequence import Sequence
 from .states import States
+from .strike import strike_dice
 from .table import Table
-from .weights import ExactWeights, FloatWeights, Weights
+from .weights import power6
 
-TABLE_BUDGET = 2_000_000
-"""The most (moment, ending) entries `Outcomes` may tabulate in one fight (heuristic fights of
-one sequence with Feel No Pain or Relics, where every strike is a chance step). Measured: 8 dice
-a side at 30 wounds with Feel No Pain and Relics on both takes 1.32 million entries, 2.9 s and
-a peak RSS of 274 MB (float) or 372 MB (exact), so the budget stays near 550 MB; beyond it
-the request is refused rather than left to exhaust the process."""
+CELL_BUDGET = 2_000_000
+"""The most cells (moment, wounds A, wounds B) the real resolution may carry mass through in
+one sequence of a fight (heuristic fights of one sequence with Feel No Pain or Relics, where
+every strike is a chance step). Measured: 8 dice a side at 30 wounds with Feel No Pain and
+Relics on both takes ??? cells; beyond the budget the request is refused rather than left
+to exhaust the process."""
 
 
 Number = Fraction | float
@@ -53,132 +54,170 @@ class FightResult:
     fighter_b: FighterResult
 
 
-class Outcomes:
-    """Where the rest of a sequence ends from a cell of its real resolution, {Ending: weight},
-    memoised on the cell (moment number, wounds A, wounds B).
+class Resolution:
+    """The real resolution (§9.7) of a heuristic fight's sequences, cell by cell.
 
-    A `certain` sequence is its own projection (§9.6) with both real strategies. Otherwise
-    deterministic steps share their successor's table and only chance steps mix tables.
+    A cell is (moment number of `states`, wounds A, wounds B). The probability mass of every
+    opening moves forward through the cells in order of unresolved successes left (every action
+    uses one up), so a cell's mass is complete when it is taken and each cell is visited once,
+    whichever openings lead to it. A `certain` sequence is its own projection (§9.6) with
+    both real strategies, so its openings go straight to where the projection ends.
+
+    Masses are floats, or (exact) integers over one power of 6 per sequence, as in
+    `chain.Precision`: a cell with t successes left holds numerators over
+    6**(rolls' depth + depth·(top − t)).
     """
 
-    def __init__(self, sequence: Sequence, weights: Weights, top: int) -> None:
+    def __init__(self, sequence: Sequence, exact: bool, top: int, rounds: int) -> None:
         self.sequence = sequence
-        self.weights = weights
+        rolls = sequence.rolls
         most = tuple(
-            (max(roll[i][0] for roll in sequence.rolls), max(roll[i][1] for roll in sequence.rolls))
-            for i in (1, 2)
+            (max(roll[i][0] for roll in rolls), max(roll[i][1] for roll in rolls)) for i in (1, 2)
         )
         table = Table(sequence.fighters, most)
         self.states = States(sequence.fighters, table)
         self.projection = Projection(table, top)
         self.width = top + 1
-        self._memo: dict[int, dict[Ending, Any]] = {}
-        self.entries = 0  # in the tables built by chance steps, against TABLE_BUDGET
+        self.depth = strike_dice(sequence.fighters)
+        self.top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in rolls)
+        self.step = rolls[0][0][1] + self.depth * self.top
+        self.precision = Precision(exact, self.depth, self.top, self.step, rounds)
+        self._openings: dict[tuple[int, int], list[tuple[Any, int, int, int, int]]] = {}
+        self._edges: dict[int, tuple[tuple[Any, int, int, int], ...]] = {}
 
-    def opening(self, pair: Pair) -> dict[Ending, Any]:
-        """Where a sequence opening (at F3) with `pair` ends."""
-        seq = self.sequence
-        moment = seq.opening_moment(pair)
-        while moment.duel:  # F3's Duelist parries: no chance, no damage
-            ((_, moment),) = seq.after(moment, seq.heuristic(moment))
-        a, b = moment.pair
-        if seq.certain:
-            n = self.projection.table.number(moment.active, moment.pair)
-            end = self.projection.end(seq.strategies, n, a.wounds, b.wounds)
-            return {(end, (0, 0)): self.weights.one}
-        n = self.states.number(moment.active, (a.with_wounds(0), b.with_wounds(0)))
-        return self.ends(n, a.wounds, b.wounds)
-
-    def ends(self, n: int, wa: int, wb: int) -> dict[Ending, Any]:
-        key = (n * self.width + wa) * self.width + wb
-        table = self._memo.get(key)
-        if table is not None:
-            return table
-        states, weights = self.states, self.weights
-        if not wa or not wb or states.over[n]:
-            a, b = states.moments[n][1]
-            table = {((wa, wb), (a.relics_used, b.relics_used)): weights.one}
-        else:
-            x = states.moments[n][0]
-            code = self.projection.choose(
-                states.tactical(n), wa, wb, self.sequence.strategies[x]
+    def openings(self, relics: tuple[int, int]) -> list[tuple[Any, int, int, int, int]]:
+        """Per joint roll (F1, F2) of a sequence starting with `relics` used: its mass at the
+        opening (odds over the cell's denominator), the curse damage to A and to B, and the
+        F4 moment after F3's Duelist parries (which depend on no wounds) with its successes
+        left. A `certain` sequence's moments are numbered in `table`, the others in `states`."""
+        found = self._openings.get(relics)
+        if found is not None:
+            return found
+        seq, p = self.sequence, self.precision
+        found = self._openings[relics] = []
+        for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+            moment = seq.opening_moment(
+                (Status(ca, na, 0, relics_used=relics[0]), Status(cb, nb, 0, relics_used=relics[1]))
             )
-            branches = states.branches(n, code)
-            if len(branches) == 1:
-                _, nxt, dmg = branches[0]
-                table = self.ends(nxt, *hurt(x, wa, wb, dmg))
+            while moment.duel:  # F3
+                ((_, moment),) = seq.after(moment, seq.duelist_parry(moment))
+            if seq.certain:
+                n = self.projection.table.number(moment.active, moment.pair)
             else:
-                table = {}
-                for odds, nxt, dmg in branches:
-                    for end, w in self.ends(nxt, *hurt(x, wa, wb, dmg)).items():
-                        w = weights.scale(w, odds)
-                        table[end] = weights.add(table[end], w) if end in table else w
-                self.entries += len(table)
-                if self.entries > TABLE_BUDGET:
-                    raise too_large("states", TABLE_BUDGET)
-        self._memo[key] = table
-        return table
+                n = self.states.number(moment.active, moment.pair)
+            t = self.states.left[n] if not seq.certain else 0
+            found.append((p.factor(odds, self.step - self.depth * t), la, lb, n, t))
+        return found
+
+    def edges(self, n: int, code: int) -> tuple[tuple[Any, int, int, int], ...]:
+        """The outcomes of the mover's action `code` at moment n as (the factor of the mass,
+        the next moment, the damage dealt, the next moment's successes left), memoised."""
+        states, p, t = self.states, self.precision, self.states.left[n]
+        found = self._edges[4 * n + code] = tuple(
+            (p.factor(odds, self.depth * (t - states.left[nxt])), nxt, dmg, states.left[nxt])
+            for odds, nxt, dmg in states.branches(n, code)
+        )
+        return found
+
+    def sequence_from(
+        self, starts: dict[Ending, Any]
+    ) -> tuple[dict[Ending, Any], dict[tuple[int, int], Any]]:
+        """One sequence from the masses of its starting wounds and relics used: the masses
+        where it ends with both fighters standing, and where one fell (each one sequence's
+        power of 6 further down in exact mode)."""
+        seq, states, p = self.sequence, self.states, self.precision
+        width, top = self.width, self.top
+        ended: dict[Ending, Any] = {}
+        fallen: dict[tuple[int, int], Any] = {}
+        layers: list[dict[int, Any]] = [{} for _ in range(top + 1)]
+        certain = seq.certain
+        for ((wa0, wb0), relics), w in starts.items():
+            for mass, la, lb, n, t in self.openings(relics):
+                wa, wb = max(0, wa0 - la), max(0, wb0 - lb)
+                if not wa or not wb:  # F2 ended the battle
+                    put(fallen, (wa, wb), w * p.lift(mass, t))
+                elif certain:  # n is a tactical moment
+                    end = self.projection.end(seq.strategies, n, wa, wb)
+                    if end[0] and end[1]:
+                        put(ended, (end, relics), w * mass)
+                    else:
+                        put(fallen, end, w * mass)
+                else:
+                    put(layers[t], (n * width + wa) * width + wb, w * mass)
+        visited = 0
+        strategies, edges = seq.strategies, self._edges
+        for t in range(top, -1, -1):
+            visited += len(layers[t])
+            if visited > CELL_BUDGET:
+                raise too_large("cells", CELL_BUDGET)
+            for key, mass in layers[t].items():
+                rest, wb = divmod(key, width)
+                n, wa = divmod(rest, width)
+                if not wa or not wb:
+                    put(fallen, (wa, wb), p.lift(mass, t))
+                    continue
+                x, pair = states.moments[n]
+                if states.over[n]:
+                    put(
+                        ended,
+                        ((wa, wb), (pair[0].relics_used, pair[1].relics_used)),
+                        p.lift(mass, t),
+                    )
+                    continue
+                code = self.projection.choose(states.tactical(n), wa, wb, strategies[x])
+                for factor, nxt, dmg, u in edges.get(4 * n + code) or self.edges(n, code):
+                    if x == 0:
+                        cell = (nxt * width + wa) * width + max(0, wb - dmg)
+                    else:
+                        cell = (nxt * width + max(0, wa - dmg)) * width + wb
+                    put(layers[u], cell, mass * factor)
+        return ended, fallen
 
 
-def hurt(x: int, wa: int, wb: int, dmg: int) -> tuple[int, int]:
-    """The wounds after fighter x deals `dmg` to the other."""
-    return (wa, max(0, wb - dmg)) if x == 0 else (max(0, wa - dmg), wb)
+def put(table: dict, key: Any, w: Any) -> None:
+    table[key] = table[key] + w if key in table else w
 
 
-def final_wounds(fight: Fight, weights: Weights) -> dict[tuple[int, int], Any]:
-    """The joint distribution of (A's final wounds, B's final wounds), as `weights`' results.
+def final_wounds(fight: Fight, exact: bool) -> dict[tuple[int, int], Number]:
+    """The joint distribution of (A's final wounds, B's final wounds).
 
     Fights of several sequences, and every fight with an OPTIMAL fighter (whose values are
     solved over all wounds anyway), run on the wounds grid (`chain.Chain`): the mass of every
     pair of starting wounds moves through a sequence at once. A heuristic fight of one
     sequence starts from a single pair of wounds and goes cell by cell (`by_sequence`),
-    visiting only the wounds it can reach.
+    visiting only the cells it can reach.
     """
     sequence = Sequence(fight)
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     rounds = fight.options.rounds
     if rounds > 1 or optimal:
-        chain = Chain(fight, sequence, isinstance(weights, ExactWeights))
+        chain = Chain(fight, sequence, exact)
         return chain.play(rounds, (fight.fighter_a.wounds, fight.fighter_b.wounds))
-    return by_sequence(fight, sequence, weights)
+    return by_sequence(fight, sequence, exact)
 
 
-def by_sequence(fight: Fight, sequence: Sequence, weights: Weights) -> dict[tuple[int, int], Any]:
-    """`final_wounds` of a heuristic fight, one sequence and one pair of starting wounds (and
-    relics used) at a time (any rounds: the grid chain is checked against it)."""
+def by_sequence(fight: Fight, sequence: Sequence, exact: bool) -> dict[tuple[int, int], Number]:
+    """`final_wounds` of a heuristic fight, cell by cell, one sequence at a time (any rounds:
+    the grid chain is checked against it)."""
     rounds = fight.options.rounds
-    outcomes = Outcomes(sequence, weights, max(fight.fighter_a.wounds, fight.fighter_b.wounds))
-    finals: dict[tuple[int, int], Any] = {}
-
-    def put(table: dict, key: Any, w: Any) -> None:
-        table[key] = weights.add(table[key], w) if key in table else w
-
-    starts: dict[Ending, Any] = {
-        ((fight.fighter_a.wounds, fight.fighter_b.wounds), (0, 0)): weights.one
-    }
-    for played in range(rounds):
-        left = rounds - played
-        ending: dict[Ending, Any] = {}
-        for ((wa0, wb0), relics), w in starts.items():
-            for odds, (ca, na, la), (cb, nb, lb) in sequence.rolls:
-                wa, wb = max(0, wa0 - la), max(0, wb0 - lb)
-                v = weights.scale(w, odds)
-                if wa == 0 or wb == 0:  # F2 ended the battle
-                    put(finals, (wa, wb), v)
-                    continue
-                pair = (
-                    Status(ca, na, wa, relics_used=relics[0]),
-                    Status(cb, nb, wb, relics_used=relics[1]),
-                )
-                for end, u in outcomes.opening(pair).items():
-                    put(ending, end, weights.times(v, u))
-        starts = {}
-        for (wounds, spent), w in ending.items():
-            if wounds[0] and wounds[1] and left > 1:
-                starts[(wounds, spent)] = w
-            else:
-                put(finals, wounds, w)
-    return {key: weights.result(w) for key, w in finals.items()}
+    top = max(fight.fighter_a.wounds, fight.fighter_b.wounds)
+    resolution = Resolution(sequence, exact, top, rounds)
+    finals: dict[tuple[int, int], Number] = {}
+    starts: dict[Ending, Any] = {((fight.fighter_a.wounds, fight.fighter_b.wounds), (0, 0)): 1}
+    den = 1
+    for played in range(1, rounds + 1):
+        ended, fallen = resolution.sequence_from(starts)
+        if exact:
+            den *= power6(resolution.step)
+        if played == rounds:
+            for (wounds, _), mass in ended.items():
+                put(fallen, wounds, mass)
+        for wounds, mass in fallen.items():
+            put(finals, wounds, Fraction(mass, den) if exact else mass)
+        starts = ended
+        if not starts:
+            break
+    return finals
 
 
 def fighter_result(
@@ -218,10 +257,10 @@ def without_cyclic_gc() -> Iterator[None]:
 
 def evaluate(fight: Fight) -> FightResult:
     """The fight's outputs, exact (`Fraction`) when `options.exact`, else float64."""
-    weights: Weights = ExactWeights() if fight.options.exact else FloatWeights()
+    exact = fight.options.exact
     with without_cyclic_gc():
-        finals = final_wounds(fight, weights)
-    zero = weights.result(weights.scale(weights.one, (0, 0)))
+        finals = final_wounds(fight, exact)
+    zero = Fraction(0) if exact else 0.0
     return FightResult(
         fighter_a=fighter_result(finals, 0, fight.fighter_b.wounds, zero),
         fighter_b=fighter_result(finals, 1, fight.fighter_a.wounds, zero),

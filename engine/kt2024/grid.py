@@ -167,7 +167,7 @@ class Grid:
         Duelist parry)."""
         seq, x = self.sequence, moment.active
         if moment.duel:
-            action = seq.heuristic(moment)
+            action = seq.duelist_parry(moment)
             return (None, (CODE[action] if action else -1,))
         pair = moment.pair
         return self.choice(x, (pair[0].tactical(), pair[1].tactical()), seq.fighters[x].strategy)

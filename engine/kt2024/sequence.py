@@ -12,11 +12,11 @@ from functools import lru_cache
 from math import comb
 
 from . import attack
-from .decisions import Tactics, settled, wise_parry
+from .decisions import wise_parry
 from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
 from .scenario import AttackDice
-from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, can_parry
+from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
 from .weights import odds_of, power6
 
 Roll = tuple[Odds, int, int, int]
@@ -66,7 +66,6 @@ class Sequence:
         a, b = fight.fighter_a, fight.fighter_b
         self.fighters = (a, b)
         self.first = 0 if fight.options.first_to_act == "A" else 1
-        self.tactics = Tactics(self.fighters)
         self.strategies = (a.strategy, b.strategy)
         self.duelists = a.duelist or b.duelist
         self.relics = a.saintly_relics != "NONE" or b.saintly_relics != "NONE"
@@ -82,23 +81,12 @@ class Sequence:
     @property
     def certain(self) -> bool:
         """Whether no strike is a chance step: no Feel No Pain, no Relics, no OPTIMAL. Then a
-        sequence is fixed once its dice are rolled and `settle` plays it out."""
+        sequence is fixed once its dice are rolled: its projection (§9.6) with both real
+        strategies is its resolution."""
         return all(
             f.feel_no_pain is None and f.saintly_relics == "NONE" and f.strategy != "OPTIMAL"
             for f in self.fighters
         )
-
-    def settle(self, pair: Pair) -> tuple[int, int]:
-        """Both fighters' wounds at the end of a `certain` sequence opening with `pair`.
-
-        The projection of §9.6 then is the real resolution, so F4 is the projected rest of the
-        sequence with both real strategies, whose memo the D5 projections share."""
-        if not self.duelists:  # F4 at once: `end_of_sequence` passes for a fighter that can't act
-            return self.tactics.end_of_sequence(self.first, pair, self.strategies)
-        moment = self.opening_moment(pair)
-        while moment.duel:
-            ((_, moment),) = self.after(moment, self.heuristic(moment))
-        return self.tactics.end_of_sequence(moment.active, moment.pair, self.strategies)
 
     def duel(self, x: int | None, pair: Pair) -> Moment:
         """F3 from fighter x's Duelist parry on (None: F4). A fighter that is no Duelist has
@@ -131,15 +119,13 @@ class Sequence:
             or (action[0] == "PARRY" and can_parry(self.fighters[y], xs, ys, action[1]))
         )
 
-    def heuristic(self, moment: Moment) -> Action | None:
-        """The §9.5 choice of the mover (F3: wiseParry, if it is a Duelist at all)."""
-        x = self.mover(moment)
-        if moment.duel:
-            if self.candidates(moment) == (None,):
-                return None
-            xs, ys = oriented(moment.pair, x)
-            return wise_parry(self.fighters[1 - x], xs, ys)
-        return self.tactics.choose(x, moment.pair, self.fighters[x].strategy)
+    def duelist_parry(self, moment: Moment) -> Action | None:
+        """F3: the Duelist's wiseParry (§9.5) at a duel moment, if it has a useful one."""
+        if self.candidates(moment) == (None,):
+            return None
+        x = moment.active
+        xs, ys = oriented(moment.pair, x)
+        return wise_parry(self.fighters[1 - x], xs, ys)
 
     def after(self, moment: Moment, action: Action | None) -> list[tuple[Odds, Moment]]:
         """The moments after the mover's action, with their odds."""
@@ -147,12 +133,8 @@ class Sequence:
         if action is None:
             outcomes = [(CERTAIN, moment.pair)]
         else:
-            outcomes = self.tactics.resolve(x, moment.pair, action)
+            outcomes = act(self.fighters, x, moment.pair, action)
         if moment.duel:  # F3: the first fighter's Duelist parry, then the other's, then F4
             following = 1 - x if x == self.first else None
             return [(odds, self.duel(following, pair)) for odds, pair in outcomes]
         return [(odds, turn(1 - x, pair)) for odds, pair in outcomes]
-
-    @staticmethod
-    def over(moment: Moment) -> bool:
-        return not moment.duel and settled(moment.pair)

@@ -28,6 +28,8 @@ class States:
         self.table = table
         self._numbers: dict[tuple[int, Pair], int] = {}
         self.moments: list[tuple[int, Pair]] = []
+        self.left: list[int] = []
+        """Per moment: both fighters' unresolved successes, which every action lessens."""
         self.over: list[bool] = []
         """Per moment: neither fighter has an unresolved success (F4 stops)."""
         self._tactical: list[int] = []
@@ -43,7 +45,8 @@ class States:
         if found is None:
             found = self._numbers[key] = len(self.moments)
             self.moments.append(key)
-            self.over.append(not (pair[active][0] or pair[active][1]))
+            self.left.append(pair[0][0] + pair[0][1] + pair[1][0] + pair[1][1])
+            self.over.append(not self.left[-1])
             self._tactical.append(-1)
         return found
 

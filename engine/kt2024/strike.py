@@ -31,6 +31,15 @@ RELIC_ODDS: dict[str, tuple[Odds, Odds]] = {
 }
 
 
+def strike_dice(fighters: tuple[Fighter, Fighter]) -> int:
+    """The most Relic and Feel No Pain dice one strike against either fighter may roll (S8,
+    S9): the depth of one success's share of a fight's common denominator."""
+    return max(
+        {"NONE": 0, "ONE_D6": 1, "TWO_D6": 2}[f.saintly_relics] + (f.feel_no_pain is not None)
+        for f in fighters
+    )
+
+
 def profile_damage(x: Fighter, kind: Kind) -> int:
     return x.critical_damage if kind == CRIT else x.normal_damage
 

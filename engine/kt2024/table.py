@@ -247,15 +247,18 @@ class Table:
             normal_block = can[3] & (after[3][1].successes == 0)
             crit_block = can[2] & (after[2][1].successes == 0)
             block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
-            left, target = pick(normal_block, after[3][0], after[2][0]), pick(
-                normal_block, after[3][1], after[2][1]
+            left, target = (
+                pick(normal_block, after[3][0], after[2][0]),
+                pick(normal_block, after[3][1], after[2][1]),
             )
             reach = np.zeros(self.size, dtype=np.int64)
             for _ in range(int(left.successes.max(initial=0))):
                 going = left.successes > 0
                 dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
                 reach += np.where(going & (block >= 0), dmg, 0)
-                left = left.set(crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0))
+                left = left.set(
+                    crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0)
+                )
             per_x.append(
                 {
                     "hit": hit,

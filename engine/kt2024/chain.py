@@ -21,7 +21,7 @@ from .fight_state import CERTAIN, Moment, Odds, Status
 from .fighter import Fight
 from .grid import Choice, Grid, too_large, total
 from .optimal import Optimal
-from .sequence import Sequence, turn
+from .sequence import Sequence
 from .strike import strike_dice
 from .weights import power6
 
@@ -165,11 +165,10 @@ class Chain:
         for (num, _), (ca, na, la), (cb, nb, lb) in seq.rolls:
             moment = seq.duel(self.first, (Status(ca, na, 0), Status(cb, nb, 0)))
             while moment.duel:  # F3 parries deal no damage
-                x, action = moment.active, seq.duelist_parry(moment)
-                pair = grid.moves(x, moment.pair, action, False)[0][1] if action else moment.pair
-                moment = seq.duel(1 - x if x == self.first else None, pair)
+                ((_, moment),) = seq.after(moment, seq.duelist_parry(moment))
             moved = grid.hurt(la, lb)[alive]
-            ends = grid.ends(turn(moment.active, moment.pair), seq.strategies).take(moved)
+            n = seq.table.number(moment.active, moment.pair)
+            ends = grid.ends(n, seq.strategies).take(moved)
             keys.append(ends * cells + alive)
             odds.append(np.full(len(alive), num if p.exact else num / power6(self.roll_depth)))
         key, inverse = np.unique(np.concatenate(keys), return_inverse=True)

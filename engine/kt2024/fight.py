@@ -22,7 +22,6 @@ from .projection import Projection
 from .sequence import Sequence
 from .states import States
 from .strike import strike_dice
-from .table import Table
 from .weights import power6
 
 CELL_BUDGET = 2_000_000
@@ -71,12 +70,8 @@ class Resolution:
     def __init__(self, sequence: Sequence, exact: bool, top: int, rounds: int) -> None:
         self.sequence = sequence
         rolls = sequence.rolls
-        most = tuple(
-            (max(roll[i][0] for roll in rolls), max(roll[i][1] for roll in rolls)) for i in (1, 2)
-        )
-        table = Table(sequence.fighters, most)
-        self.states = States(sequence.fighters, table)
-        self.projection = Projection(table, top)
+        self.states = States(sequence.fighters, sequence.table)
+        self.projection = Projection(sequence.table, top)
         self.width = top + 1
         self.depth = strike_dice(sequence.fighters)
         self.top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in rolls)

@@ -19,21 +19,10 @@ import numpy as np
 
 from engine.errors import InputError
 
-from .decisions import last_block_parry, wise_parry
-from .fight_state import CERTAIN, CRIT, NORMAL, Moment, Odds, Pair, Status, oriented, times
+from .fight_state import CERTAIN, Moment, Odds, Pair, Status
 from .fighter import Fight, Strategy
 from .sequence import Sequence, turn
-from .strike import (
-    ACTIONS,
-    CRIT_STRIKE,
-    NORMAL_STRIKE,
-    Action,
-    blow,
-    can_parry,
-    parry,
-    relic,
-    suffer,
-)
+from .strike import ACTIONS, moves
 
 STATE_BUDGET = 60_000
 """The most heuristic choices and projected ends one fight may hold, each an array over the
@@ -43,8 +32,6 @@ and Relics on both sides, 19,300 with most flag rules on both sides too; so this
 against a runaway."""
 
 CODE = {action: code for code, action in enumerate(ACTIONS)}
-Move = tuple[Odds, Pair, int]
-"""(odds, the wound-free pair after the action, damage to the opponent)."""
 Step = tuple[Odds, Moment, int]
 """(odds, the wound-free moment after the action, damage to the opponent)."""
 Opening = tuple[Odds, tuple[int, int], Moment]
@@ -65,9 +52,10 @@ class Grid:
         cells = np.arange(self.shape[0] * self.width)
         self.cells = cells
         self.wounds = (cells // self.width, cells % self.width)  # per flat cell
-        self._moves: dict[tuple[int, Pair, Action, bool], tuple[Move, ...]] = {}
-        self._choices: dict[tuple[int, Pair, Strategy], Choice] = {}
-        self._ends: dict[tuple[Moment, tuple[Strategy, Strategy]], np.ndarray] = {}
+        self.table = sequence.table
+        self._numbers: dict[Moment, int] = {}
+        self._choices: dict[tuple[int, Strategy], Choice] = {}
+        self._ends: dict[tuple[int, tuple[Strategy, Strategy]], np.ndarray] = {}
         self._hurts: dict[tuple[int, int], np.ndarray] = {}
         self._openings: dict[tuple[int, int], tuple[Opening, ...]] = {}
 
@@ -76,37 +64,6 @@ class Grid:
             raise too_large("states", STATE_BUDGET)
 
     # ---- moves -----------------------------------------------------------------------
-    def moves(self, x: int, pair: Pair, action: Action, chance: bool) -> tuple[Move, ...]:
-        """Fighter x's action on a wound-free pair: S1–S11 or §9.4, with the Relic and Feel No
-        Pain dice (`chance`) or without (§9.6). Murderous Entrance's second strike is folded
-        in: it comes only when the target survived the first, and when it did not, the
-        sequence is over at that cell whatever the second strike would have done."""
-        key = (x, pair, action, chance)
-        found = self._moves.get(key)
-        if found is not None:
-            return found
-        fx, fy = self.fighters[x], self.fighters[1 - x]
-        xs, ys = oriented(pair, x)
-        verb, kind = action
-        if verb == "PARRY":
-            xs, ys = parry(fx, fy, xs, ys, kind)
-            found = ((CERTAIN, (xs, ys) if x == 0 else (ys, xs), 0),)
-        else:
-            first_crit = kind == CRIT and not xs.crit_struck
-            result = []
-            for odds, xs2, ys2, dmg in self._strike(x, xs, ys, kind, chance):
-                if first_crit and fx.murderous_entrance2021 and xs2.successes:  # S11
-                    again = CRIT if xs2.crits else NORMAL
-                    for odds2, xs3, ys3, dmg2 in self._strike(x, xs2, ys2, again, chance):
-                        result.append((times(odds, odds2), xs3, ys3, dmg + dmg2))
-                else:
-                    result.append((odds, xs2, ys2, dmg))
-            found = tuple(
-                (odds, (xs2, ys2) if x == 0 else (ys2, xs2), dmg) for odds, xs2, ys2, dmg in result
-            )
-        self._moves[key] = found
-        return found
-
     def steps(self, moment: Moment, code: int) -> tuple[Step, ...]:
         """The outcomes of the mover's action `code` (−1: no Duelist parry) at a wound-free
         moment, with the Relic and Feel No Pain dice; the next moment is F3's next Duelist
@@ -119,7 +76,7 @@ class Grid:
         return tuple(
             [
                 (odds, seq.duel(following, after) if moment.duel else turn(1 - x, after), dmg)
-                for odds, after, dmg in self.moves(x, moment.pair, ACTIONS[code], True)
+                for odds, after, dmg in moves(self.fighters, x, moment.pair, ACTIONS[code], True)
             ]
         )
 
@@ -145,66 +102,44 @@ class Grid:
             )
         return found
 
-    def _strike(
-        self, x: int, xs: Status, ys: Status, kind: str, chance: bool
-    ) -> list[tuple[Odds, Status, Status, int]]:
-        """S1–S9 of one strike: (odds, X, Y, damage dealt) per Relic and Feel No Pain outcome."""
-        fx, fy = self.fighters[x], self.fighters[1 - x]
-        dmg, xs, ys = blow(fx, fy, xs, ys, kind)
-        return [
-            (times(odds, fnp), xs, y_after, final)
-            for odds, dealt, y_after in relic(fx, fy, xs, ys, kind, dmg, chance)  # S8
-            for fnp, final in suffer(fy, dealt, chance)  # S9
-        ]
-
-    def total(self, x: int, pair: Pair, action: Action) -> int:
-        """The projected damage of fighter x's action (a strike with its S11 follow-up)."""
-        return self.moves(x, pair, action, False)[0][2]
-
     # ---- heuristic choices (§9.5) ------------------------------------------------------
     def heuristic(self, moment: Moment) -> Choice:
         """A heuristic mover's choice at every cell of a wound-free moment (code −1: no
         Duelist parry)."""
-        seq, x = self.sequence, moment.active
+        seq = self.sequence
         if moment.duel:
             action = seq.duelist_parry(moment)
             return (None, (CODE[action] if action else -1,))
-        pair = moment.pair
-        return self.choice(x, (pair[0].tactical(), pair[1].tactical()), seq.fighters[x].strategy)
+        n = self._numbers.get(moment)
+        if n is None:
+            n = self._numbers[moment] = self.table.number(moment.active, moment.pair)
+        return self.choice(n, seq.fighters[moment.active].strategy)
 
-    def choice(self, x: int, pair: Pair, strategy: Strategy) -> Choice:
-        """Fighter x's §9.5 choice (x active with ≥1 unresolved success) at every cell of a
-        tactical wound-free pair."""
-        key = (x, pair, strategy)
+    def choice(self, n: int, strategy: Strategy) -> Choice:
+        """The §9.5 choice of the mover of tactical moment n (`table`) at every cell."""
+        key = (n, strategy)
         found = self._choices.get(key)
         if found is None:
-            found = self._decide(x, pair, strategy)
+            found = self._decide(n, strategy)
             if found[0] is not None:  # codes 0..3: one byte a cell
                 found = (found[0].astype(np.int8), found[1])
             self._choices[key] = found
             self.check()
         return found
 
-    def _decide(self, x: int, pair: Pair, strategy: Strategy) -> Choice:
-        y = 1 - x
-        fx, fy = self.fighters[x], self.fighters[y]
-        xs, ys = oriented(pair, x)
-        hit = CODE[CRIT_STRIKE if xs.crits else NORMAL_STRIKE]
-        if not ys.successes:  # D0
+    def _decide(self, n: int, strategy: Strategy) -> Choice:
+        t = self.table
+        hit = t.hit[n]
+        if t.always[n] or t.stun[n]:  # D0, D1, D3 (D3's CRIT strike is the mover's "strike")
             return (None, (hit,))
-        if not (can_parry(fy, xs, ys, CRIT) or can_parry(fy, xs, ys, NORMAL)):  # D1
-            return (None, (hit,))
-        if (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits:
-            return (None, (hit,))  # D3 (its crit strike is D2's strike too)
-        rest = self._strategy(x, pair, strategy, hit)  # D5
-        target = self.wounds[y]
-        block = self._last_block(x, xs, ys)  # D4
-        if block is not None:
-            code, reach = block
-            blocks = target <= reach
+        x = t.mover[n]
+        rest = self._strategy(n, x, strategy, hit)  # D5
+        target = self.wounds[1 - x]
+        if t.block[n] >= 0:  # D4
+            blocks = target <= t.reach[n]
             if np.count_nonzero(blocks):
-                rest = (np.where(blocks, code, self.spread(rest)), (*rest[1], code))
-        kills = target <= self.total(x, pair, ACTIONS[hit])  # D2
+                rest = (np.where(blocks, t.block[n], self.spread(rest)), (*rest[1], t.block[n]))
+        kills = target <= t.damage[hit][n]  # D2
         if np.count_nonzero(kills):
             rest = (np.where(kills, hit, self.spread(rest)), (hit, *rest[1]))
         return rest
@@ -212,22 +147,21 @@ class Grid:
     def spread(self, choice: Choice) -> np.ndarray | int:
         return choice[1][0] if choice[0] is None else choice[0]
 
-    def _strategy(self, x: int, pair: Pair, strategy: Strategy, hit: int) -> Choice:
+    def _strategy(self, n: int, x: int, strategy: Strategy, hit: int) -> Choice:
         """D5 at every cell."""
-        y = 1 - x
-        xs, ys = oriented(pair, x)
-        wise = wise_parry(self.fighters[y], xs, ys)
-        if strategy == "STRIKE" or wise is None:
+        t = self.table
+        wise = t.wise[n]
+        if strategy == "STRIKE" or wise < 0:
             return (None, (hit,))
         if strategy == "PARRY":
-            return (None, (CODE[wise],))
+            return (None, (wise,))
         plan: tuple[Strategy, Strategy] = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
-        ((_, struck_pair, dmg),) = self.moves(x, pair, ACTIONS[hit], False)
-        ((_, parried_pair, _),) = self.moves(x, pair, wise, False)
-        struck = self.ends(turn(y, struck_pair), plan)
+        struck = self.ends(t.next[hit][n], plan)
+        dmg = t.damage[hit][n]
         if dmg:
             struck = struck.take(self.shift(x, dmg))
-        parried = self.ends(turn(y, parried_pair), plan)
+        parried = self.ends(t.next[wise][n], plan)
+        y = 1 - x
         if strategy == "MIN_DAMAGE_TO_SELF":  # X's wounds at the end
             strikes = self.final(struck, x) >= self.final(parried, x)
         else:  # MAX_DAMAGE: Y's wounds at the end
@@ -235,8 +169,8 @@ class Grid:
         if strikes.all():
             return (None, (hit,))
         if not np.count_nonzero(strikes):
-            return (None, (CODE[wise],))
-        return (np.where(strikes, hit, CODE[wise]), (hit, CODE[wise]))
+            return (None, (wise,))
+        return (np.where(strikes, hit, wise), (hit, wise))
 
     def final(self, ends: np.ndarray, me: int) -> np.ndarray:
         """Fighter me's wounds in encoded end cells."""
@@ -260,43 +194,28 @@ class Grid:
             found = self._hurts[key] = np.where((a > 0) & (b > 0), moved, self.cells)
         return found
 
-    def ends(self, moment: Moment, plan: tuple[Strategy, Strategy]) -> np.ndarray:
-        """Where the projected rest of F4 from a tactical wound-free moment ends, as encoded
+    def ends(self, n: int, plan: tuple[Strategy, Strategy]) -> np.ndarray:
+        """Where the projected rest of F4 from tactical moment n (`table`) ends, as encoded
         cells (A's wounds × width + B's wounds) over the grid, both fighters deciding by
         `plan`."""
-        key = (moment, plan)
+        key = (n, plan)
         found = self._ends.get(key)
         if found is not None:
             return found
-        x, pair = moment.active, moment.pair
-        if not pair[x].successes:  # neither has one: over
+        t = self.table
+        if t.over[n]:
             found = self.cells
         else:
-            codes, present = self.choice(x, pair, plan[x])
+            codes, present = self.choice(n, plan[t.mover[n]])
             for code in present:
-                ((_, after, dmg),) = self.moves(x, pair, ACTIONS[code], False)
-                sub = self.ends(turn(1 - x, after), plan)
+                sub = self.ends(t.next[code][n], plan)
+                dmg = t.damage[code][n]
                 if dmg:  # no damage leaves every cell where it is
-                    sub = sub.take(self.shift(x, dmg))
+                    sub = sub.take(self.shift(t.mover[n], dmg))
                 found = sub if found is None else np.where(codes == code, sub, found)
         self._ends[key] = found
         self.check()
         return found
-
-    def _last_block(self, x: int, xs: Status, ys: Status) -> tuple[int, int] | None:
-        """D4's candidate parry and the projected damage of X's strikes after it."""
-        block = last_block_parry(self.fighters[x], self.fighters[1 - x], xs, ys)
-        if block is None:
-            return None
-        action, xs2, ys2 = block
-        reach = 0
-        while xs2.successes:
-            kind = CRIT if xs2.crits else NORMAL
-            pair = (xs2, ys2) if x == 0 else (ys2, xs2)
-            ((_, pair, dmg),) = self.moves(x, pair, ("STRIKE", kind), False)
-            xs2, ys2 = oriented(pair, x)
-            reach += dmg
-        return CODE[action], reach
 
 
 def total(pair: Pair) -> int:

@@ -8,7 +8,7 @@ mover chooses is the strategies' business (`decisions` and `grid` for the heuris
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 
 from . import attack
@@ -17,6 +17,7 @@ from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
 from .scenario import AttackDice
 from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
+from .table import Table
 from .weights import odds_of, power6
 
 Roll = tuple[Odds, int, int, int]
@@ -74,6 +75,16 @@ class Sequence:
             for oa, ca, na, la in opening(a, b)
             for ob, cb, nb, lb in opening(b, a)
         ]
+
+    @cached_property
+    def table(self) -> Table:
+        """The tactical F4 moments of the fight, up to the most successes either fighter
+        rolls, with their projected options (§9.5, §9.6)."""
+        most = tuple(
+            (max(roll[x][0] for roll in self.rolls), max(roll[x][1] for roll in self.rolls))
+            for x in (1, 2)
+        )
+        return Table(self.fighters, most)
 
     def opening_moment(self, pair: Pair) -> Moment:
         return self.duel(self.first, pair)

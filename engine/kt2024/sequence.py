@@ -81,7 +81,11 @@ class Sequence:
         """The tactical F4 moments of the fight, up to the most successes either fighter
         rolls, with their projected options (§9.5, §9.6)."""
         most = tuple(
-            (max(roll[x][0] for roll in self.rolls), max(roll[x][1] for roll in self.rolls))
+            (
+                max(roll[x][0] for roll in self.rolls),
+                max(roll[x][1] for roll in self.rolls),
+                max(roll[x][0] + roll[x][1] for roll in self.rolls),
+            )
             for x in (1, 2)
         )
         return Table(self.fighters, most)
@@ -89,7 +93,7 @@ class Sequence:
     def opening_moment(self, pair: Pair) -> Moment:
         return self.duel(self.first, pair)
 
-    @property
+    @cached_property
     def certain(self) -> bool:
         """Whether no strike is a chance step: no Feel No Pain, no Relics, no OPTIMAL. Then a
         sequence is fixed once its dice are rolled: its projection (§9.6) with both real

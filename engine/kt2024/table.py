@@ -161,27 +161,40 @@ class Table:
     other lists are what §9.5 asks about the moment. All are Python lists, for lookups.
     """
 
-    def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int], ...]):
+    def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
+        """`most[x]`: the most crits, normals and successes fighter x rolls."""
         self.fighters = fighters
         self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
-        # (size, name) of each digit of a moment's number, most significant first
-        self.digits: list[tuple[int, str]] = [(2, "active")]
+        # a fighter's hand: its unresolved (crits, normals), as they can occur
+        hands = [
+            [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
+            for crits, normals, successes in most
+        ]
+        self._hands = [{hand: i for i, hand in enumerate(h)} for h in hands]
+        self._lookup = []
         for x in (0, 1):
-            self.digits += [(most[x][0] + 1, f"crits{x}"), (most[x][1] + 1, f"normals{x}")]
-            self.digits += [(2, f"{name}{x}") for name in self.kept[x]]
-        self.size = int(np.prod([size for size, _ in self.digits]))
+            lookup = np.zeros((most[x][0] + 1, most[x][1] + 1), dtype=np.int64)
+            for i, (c, n) in enumerate(hands[x]):
+                lookup[c, n] = i
+            self._lookup.append(lookup)
+        # (size, name) of each digit of a moment's number, most significant first
+        digits: list[tuple[int, str]] = [(2, "active")]
+        for x in (0, 1):
+            digits += [(len(hands[x]), f"hand{x}")] + [(2, f"{k}{x}") for k in self.kept[x]]
+        self.strides: dict[str, int] = {}
+        self.size = 1
+        for size, name in reversed(digits):
+            self.strides[name] = self.size
+            self.size *= size
         every = np.arange(self.size)
         fields: dict[str, np.ndarray] = {}
-        for size, name in reversed(self.digits):
+        for size, name in reversed(digits):
             every, fields[name] = np.divmod(every, size)
-        sides = [
-            Side(
-                fields[f"crits{x}"],
-                fields[f"normals{x}"],
-                {k: fields[f"{k}{x}"].astype(bool) for k in self.kept[x]},
-            )
-            for x in (0, 1)
-        ]
+        sides = []
+        for x in (0, 1):
+            held = np.array(hands[x], dtype=np.int64)[fields[f"hand{x}"]]
+            flags = {k: fields[f"{k}{x}"].astype(bool) for k in self.kept[x]}
+            sides.append(Side(held[:, 0], held[:, 1], flags))
         self._build(fields["active"], sides)
 
     def number(self, active: int, pair: Pair) -> int:
@@ -189,29 +202,29 @@ class Table:
         bookkeeping ignored); a fighter without unresolved successes passes at once."""
         if not (pair[active][0] or pair[active][1]):
             active = 1 - active
-        values = {"active": active}
+        strides = self.strides
+        n = active * strides["active"]
         for x in (0, 1):
             status = pair[x]
-            values[f"crits{x}"], values[f"normals{x}"] = status.crits, status.normals
+            n += self._hands[x][(status[0], status[1])] * strides[f"hand{x}"]
             for k in self.kept[x]:
-                values[f"{k}{x}"] = int(getattr(status, k))
-        n = 0
-        for size, name in self.digits:
-            n = n * size + values[name]
+                if getattr(status, k):
+                    n += strides[f"{k}{x}"]
         return n
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
-        """Moment numbers of arrays of moments (whose turn normalised as in `number`)."""
+        """Moment numbers of arrays of moments (whose turn normalised as in `number`); where
+        a count went below 0 (an action that is not useful there) the number is meaningless."""
         has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-        active = np.where(has, active, 1 - active)
-        values = {"active": active}
+        strides = self.strides
+        n = np.where(has, active, 1 - active) * strides["active"]
         for x in (0, 1):
-            values[f"crits{x}"], values[f"normals{x}"] = sides[x].crits, sides[x].normals
+            lookup = self._lookup[x]
+            crits = np.clip(sides[x].crits, 0, lookup.shape[0] - 1)
+            normals = np.clip(sides[x].normals, 0, lookup.shape[1] - 1)
+            n = n + lookup[crits, normals] * strides[f"hand{x}"]
             for k in self.kept[x]:
-                values[f"{k}{x}"] = sides[x].flags[k].astype(np.int64)
-        n = np.zeros(self.size, dtype=np.int64)
-        for size, name in self.digits:
-            n = n * size + values[name]
+                n = n + sides[x].flags[k] * strides[f"{k}{x}"]
         return n
 
     def _build(self, active: np.ndarray, sides: list[Side]) -> None:

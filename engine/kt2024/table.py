@@ -170,6 +170,7 @@ class Table:
             [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
             for crits, normals, successes in most
         ]
+        self.hands = hands
         self._hands = [{hand: i for i, hand in enumerate(h)} for h in hands]
         self._lookup = []
         for x in (0, 1):

@@ -1,9 +1,9 @@
 """Fight benchmark: a fixed, seeded set of realistic fights, both precisions, OPTIMAL apart.
 
 Every fight is computed from scratch: the per-fight memos (decisions, projections, chain,
-OPTIMAL values) live in objects built per fight; the memos keyed on dice stats only (the
-attack-dice pipeline's and the sequence openings') are cleared for the "cold" pass and kept for
-the "warm" one.
+OPTIMAL values) live in objects built per fight; the memos keyed on profiles only (the
+attack-dice pipeline's and the sequence openings' on dice stats, the moment tables' on melee
+rules) are cleared for the "cold" pass and kept for the "warm" one.
 Times are CPU seconds of this process (`time.process_time`), so other load on a shared
 machine does not count. Targets (issue 3): float median ≤ 5 ms, p95 ≤ 50 ms, max ≤ 500 ms;
 exact within 5×.
@@ -24,7 +24,7 @@ from typing import get_args
 from timing import summary
 
 from engine.errors import InputError
-from engine.kt2024 import attack, dice, sequence
+from engine.kt2024 import attack, dice, sequence, table
 from engine.kt2024.fight import evaluate
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from engine.kt2024.scenario import Reroll
@@ -94,6 +94,7 @@ def run(label: str, fights: list[Fight], quick: bool) -> None:
         attack._retained.cache_clear()
         dice.roll.cache_clear()
         sequence._opening.cache_clear()
+        table._table.cache_clear()
         cold = [timed(f) for f in batch]
         if not quick:
             print(summary(f"{name} cold", cold, width=24))

@@ -15,9 +15,10 @@ from test_kt2024_fight_bruteforce import engine_fight, fights, slow
 
 from engine.kt2024.decisions import last_block_parry, wise_parry
 from engine.kt2024.fight_state import CRIT, NORMAL, Pair, Status, oriented, unoriented
+from engine.kt2024.fighter import Fighter
 from engine.kt2024.sequence import Sequence
 from engine.kt2024.strike import ACTIONS, CRIT_STRIKE, NORMAL_STRIKE, can_parry, moves
-from engine.kt2024.table import Table
+from engine.kt2024.table import MELEE, Table
 
 
 def every_pair(table: Table) -> list[Pair]:
@@ -82,3 +83,28 @@ def test_table_rules_match_the_scalar_rules(body: dict) -> None:
                 reach += dmg
             assert table.reach[n] == reach
     assert checked
+
+
+def test_the_table_reads_only_its_melee_fields() -> None:
+    """Fights share a table when their fighters agree on `table.MELEE` (`table_for`), so the
+    table must read no other field of a fighter."""
+    read: set[str] = set()
+
+    class Spy:
+        def __init__(self, fighter: Fighter) -> None:
+            self._fighter = fighter
+
+        def __getattr__(self, name: str) -> object:
+            read.add(name)
+            return getattr(self._fighter, name)
+
+    rules = {name: True for name in MELEE if name not in ("normal_damage", "critical_damage")}
+    everything = Fighter(
+        **{**rules, "just_a_scratch": "CRITS"},
+        normal_damage=3,
+        critical_damage=5,
+        feel_no_pain=5,
+        saintly_relics="ONE_D6",
+    )
+    Table((Spy(everything), Spy(everything)), ((2, 2, 3), (2, 2, 3)))  # type: ignore[arg-type]
+    assert read and read <= set(MELEE)

@@ -17,7 +17,7 @@ from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
 from .scenario import AttackDice
 from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
-from .table import Table
+from .table import Table, table_for
 from .weights import odds_of, power6
 
 Roll = tuple[Odds, int, int, int]
@@ -88,7 +88,7 @@ class Sequence:
             )
             for x in (1, 2)
         )
-        return Table(self.fighters, most)
+        return table_for(self.fighters, most)
 
     def opening_moment(self, pair: Pair) -> Moment:
         return self.duel(self.first, pair)

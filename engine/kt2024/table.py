@@ -14,6 +14,7 @@ No Pain (S8, S9) never trigger in a projection and belong to the real resolution
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +24,31 @@ from .strike import remembers_crit_strike
 
 FLAGS = ("struck", "crit_struck", "jas_used", "durable_used", "half_used")
 """The per-sequence flags of §9.1 a decision can see, as `Status` names them."""
+
+
+MELEE = (
+    "normal_damage",
+    "critical_damage",
+    "brutal",
+    "shock",
+    "stun2021",
+    "storm_shield2021",
+    "hammerhand2021",
+    "dueller2021",
+    "murderous_entrance2021",
+    "just_a_scratch",
+    "durable",
+    "half_damage_first_strike",
+)
+"""The fighter fields the table's rules read: fights whose fighters agree on these (whatever
+their dice, wounds, strategies, Feel No Pain or Relics) share one table."""
+
+
+def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]) -> Table:
+    """The table of a fight, shared across fights (the wounds grid's cells, repeated
+    matchups) on exactly the fields it depends on."""
+    melee = tuple(Fighter(**{k: getattr(f, k) for k in MELEE}) for f in fighters)
+    return _table(melee, most)
 
 
 def kept_flags(f: Fighter) -> tuple[str, ...]:
@@ -294,3 +320,7 @@ class Table:
             setattr(self, name, np.where(a_moves, per_x[0][name], per_x[1][name]).tolist())
         self.next = [np.where(a_moves, nexts[c], nexts[4 + c]).tolist() for c in range(4)]
         self.damage = [np.where(a_moves, damages[c], damages[4 + c]).tolist() for c in range(4)]
+
+
+_table = lru_cache(maxsize=64)(Table)
+"""Tables by melee profiles and the most each fighter rolls (a few hundred kB each)."""

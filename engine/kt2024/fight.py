@@ -91,6 +91,12 @@ class Resolution:
             return found
         seq, p = self.sequence, self.precision
         found = self._openings[relics] = []
+        if seq.certain and not seq.duelists:  # F4 at once, its moment numbered from the hands
+            table, first = self.projection.table, seq.first
+            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+                n = table.opening(first if (ca + na, cb + nb)[first] else 1 - first, ca, na, cb, nb)
+                found.append((p.factor(odds, self.step), la, lb, n, 0))
+            return found
         for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
             moment = seq.opening_moment(
                 (Status(ca, na, 0, relics_used=relics[0]), Status(cb, nb, 0, relics_used=relics[1]))

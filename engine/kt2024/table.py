@@ -239,6 +239,16 @@ class Table:
                     n += strides[f"{k}{x}"]
         return n
 
+    def opening(self, active: int, ca: int, na: int, cb: int, nb: int) -> int:
+        """`number` of a sequence's first F4 moment (every flag clear) from both hands, with
+        `active` the fighter whose turn it is (one with unresolved successes, if any)."""
+        strides = self.strides
+        return (
+            active * strides["active"]
+            + self._hands[0][(ca, na)] * strides["hand0"]
+            + self._hands[1][(cb, nb)] * strides["hand1"]
+        )
+
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
         """Moment numbers of arrays of moments (whose turn normalised as in `number`); where
         a count went below 0 (an action that is not useful there) the number is meaningless."""

@@ -3,11 +3,14 @@
 The fight's decisions and its real resolution run on the table's numbered moments; the scalar
 rules (which F3's Duelist parries and the wounds grid's chance steps use) are the reference.
 Every moment of random fights is checked: each useful action's next moment and projected
-damage, and every fact the §9.5 decisions read.
+damage, its outcomes with Relic and Feel No Pain dice rolled, and every fact the §9.5
+decisions read.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from fractions import Fraction
 from itertools import product
 
 from hypothesis import assume, given
@@ -18,14 +21,14 @@ from engine.kt2024.fight_state import CRIT, NORMAL, Pair, Status, oriented, unor
 from engine.kt2024.fighter import Fighter
 from engine.kt2024.sequence import Sequence
 from engine.kt2024.strike import ACTIONS, CRIT_STRIKE, NORMAL_STRIKE, can_parry, moves
-from engine.kt2024.table import MELEE, Table
+from engine.kt2024.table import FLAGS, MELEE, Table
 
 
 def every_pair(table: Table) -> list[Pair]:
     """Both fighters' statuses over every hand and every value of the flags they keep."""
     sides = []
     for x in (0, 1):
-        values = [(False, True)] * len(table.kept[x])
+        values = [range(FLAGS[k]) if FLAGS[k] > 2 else (False, True) for k in table.kept[x]]
         sides.append(
             [
                 Status(c, n, 0, **dict(zip(table.kept[x], flags, strict=True)))
@@ -60,6 +63,16 @@ def test_table_rules_match_the_scalar_rules(body: dict) -> None:
             ((_, after, dmg),) = moves(fighters, x, pair, (verb, kind), False)
             assert table.next[code][n] == table.number(1 - x, after)
             assert table.damage[code][n] == dmg
+            rolled = Counter(
+                (Fraction(a, 6**d), table.number(1 - x, after), dmg)
+                for (a, d), after, dmg in moves(fighters, x, pair, (verb, kind), True)
+            )
+            assert (
+                Counter(
+                    (Fraction(a, 6**d), nxt, dmg) for (a, d), nxt, dmg in table.branches(n, code)
+                )
+                == rolled
+            )
             checked += 1
         hit = 0 if xs.crits else 1
         assert table.hit[n] == hit
@@ -98,13 +111,13 @@ def test_the_table_reads_only_its_melee_fields() -> None:
             read.add(name)
             return getattr(self._fighter, name)
 
-    rules = {name: True for name in MELEE if name not in ("normal_damage", "critical_damage")}
-    everything = Fighter(
-        **{**rules, "just_a_scratch": "CRITS"},
-        normal_damage=3,
-        critical_damage=5,
-        feel_no_pain=5,
-        saintly_relics="ONE_D6",
-    )
+    values = {
+        "normal_damage": 3,
+        "critical_damage": 5,
+        "just_a_scratch": "CRITS",
+        "feel_no_pain": 5,
+        "saintly_relics": "ONE_D6",
+    }
+    everything = Fighter(**{name: values.get(name, True) for name in MELEE})
     Table((Spy(everything), Spy(everything)), ((2, 2, 3), (2, 2, 3)))  # type: ignore[arg-type]
     assert read and read <= set(MELEE)

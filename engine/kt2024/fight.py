@@ -20,7 +20,6 @@ from .fighter import Fight
 from .grid import too_large
 from .projection import Projection
 from .sequence import Sequence
-from .states import States
 from .strike import strike_dice
 from .weights import power6
 
@@ -57,7 +56,7 @@ class FightResult:
 class Resolution:
     """The real resolution (§9.7) of a heuristic fight's sequences, cell by cell.
 
-    A cell is (moment number of `states`, wounds A, wounds B). The probability mass of every
+    A cell is (moment number of `table`, wounds A, wounds B). The probability mass of every
     opening moves forward through the cells in order of unresolved successes left (every action
     uses one up), so a cell's mass is complete when it is taken and each cell is visited once,
     whichever openings lead to it. A `certain` sequence is its own projection (§9.6) with
@@ -71,7 +70,7 @@ class Resolution:
     def __init__(self, sequence: Sequence, exact: bool, top: int, rounds: int) -> None:
         self.sequence = sequence
         rolls = sequence.rolls
-        self.states = States(sequence.fighters, sequence.table)
+        self.table = sequence.table
         self.projection = Projection(sequence.table, top)
         self.width = top + 1
         self.depth = strike_dice(sequence.fighters)
@@ -85,14 +84,14 @@ class Resolution:
         """Per joint roll (F1, F2) of a sequence starting with `relics` used: its mass at the
         opening (odds over the cell's denominator), the curse damage to A and to B, and the
         F4 moment after F3's Duelist parries (which depend on no wounds) with its successes
-        left. A `certain` sequence's moments are numbered in `table`, the others in `states`."""
+        left."""
         found = self._openings.get(relics)
         if found is not None:
             return found
-        seq, p = self.sequence, self.precision
+        seq, p, table = self.sequence, self.precision, self.table
         found = self._openings[relics] = []
         if seq.certain and not seq.duelists:  # F4 at once, its moment numbered from the hands
-            table, first = self.projection.table, seq.first
+            first = seq.first
             for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
                 n = table.opening(first if (ca + na, cb + nb)[first] else 1 - first, ca, na, cb, nb)
                 found.append((p.factor(odds, self.step), la, lb, n, 0))
@@ -103,21 +102,18 @@ class Resolution:
             )
             while moment.duel:  # F3
                 ((_, moment),) = seq.after(moment, seq.duelist_parry(moment))
-            if seq.certain:
-                n = self.projection.table.number(moment.active, moment.pair)
-            else:
-                n = self.states.number(moment.active, moment.pair)
-            t = self.states.left[n] if not seq.certain else 0
+            n = table.number(moment.active, moment.pair)
+            t = table.left[n] if not seq.certain else 0
             found.append((p.factor(odds, self.step - self.depth * t), la, lb, n, t))
         return found
 
     def edges(self, n: int, code: int) -> tuple[tuple[Any, int, int, int], ...]:
         """The outcomes of the mover's action `code` at moment n as (the factor of the mass,
         the next moment, the damage dealt, the next moment's successes left), memoised."""
-        states, p, t = self.states, self.precision, self.states.left[n]
+        left, p = self.table.left, self.precision
         found = self._edges[4 * n + code] = tuple(
-            (p.factor(odds, self.depth * (t - states.left[nxt])), nxt, dmg, states.left[nxt])
-            for odds, nxt, dmg in states.branches(n, code)
+            (p.factor(odds, self.depth * (left[n] - left[nxt])), nxt, dmg, left[nxt])
+            for odds, nxt, dmg in self.table.branches(n, code)
         )
         return found
 
@@ -127,7 +123,7 @@ class Resolution:
         """One sequence from the masses of its starting wounds and relics used: the masses
         where it ends with both fighters standing, and where one fell (each one sequence's
         power of 6 further down in exact mode)."""
-        seq, states, p = self.sequence, self.states, self.precision
+        seq, table, p = self.sequence, self.table, self.precision
         width, top = self.width, self.top
         ended: dict[Ending, Any] = {}
         fallen: dict[tuple[int, int], Any] = {}
@@ -158,15 +154,11 @@ class Resolution:
                 if not wa or not wb:
                     put(fallen, (wa, wb), p.lift(mass, t))
                     continue
-                x, pair = states.moments[n]
-                if states.over[n]:
-                    put(
-                        ended,
-                        ((wa, wb), (pair[0].relics_used, pair[1].relics_used)),
-                        p.lift(mass, t),
-                    )
+                if table.over[n]:
+                    put(ended, ((wa, wb), table.relics_used[n]), p.lift(mass, t))
                     continue
-                code = self.projection.choose(states.tactical(n), wa, wb, strategies[x])
+                x = table.mover[n]
+                code = self.projection.choose(n, wa, wb, strategies[x])
                 for factor, nxt, dmg, u in edges.get(4 * n + code) or self.edges(n, code):
                     if x == 0:
                         cell = (nxt * width + wa) * width + max(0, wb - dmg)

@@ -18,12 +18,24 @@ from functools import lru_cache
 
 import numpy as np
 
-from .fight_state import Pair
+from .fight_state import Odds, Pair
 from .fighter import Fighter
 from .strike import remembers_crit_strike
 
-FLAGS = ("struck", "crit_struck", "jas_used", "durable_used", "half_used")
-"""The per-sequence flags of §9.1 a decision can see, as `Status` names them."""
+FLAGS = {
+    "struck": 2,
+    "crit_struck": 2,
+    "jas_used": 2,
+    "durable_used": 2,
+    "half_used": 2,
+    "relic_used_this_sequence": 2,
+    "relics_used": 3,
+}
+"""The state of §9.1 beyond the unresolved successes, as `Status` names it, with the number
+of values each takes."""
+
+RELIC_ODDS = {"ONE_D6": ((1, 1), (5, 1)), "TWO_D6": ((11, 2), (25, 2))}
+"""S8: (odds of at least one 6, of none) on 1D6 or on 2D6, as (a, d) = a / 6**d."""
 
 
 MELEE = (
@@ -39,6 +51,8 @@ MELEE = (
     "just_a_scratch",
     "durable",
     "half_damage_first_strike",
+    "feel_no_pain",
+    "saintly_relics",
 )
 """The fighter fields the table's rules read: fights whose fighters agree on these (whatever
 their dice, wounds, strategies, Feel No Pain or Relics) share one table."""
@@ -53,12 +67,15 @@ def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int
 
 def kept_flags(f: Fighter) -> tuple[str, ...]:
     """The flags of fighter f that some rule reads (the others stay false all sequence)."""
+    relics = f.saintly_relics != "NONE"
     rules = {
         "struck": f.hammerhand2021,
         "crit_struck": remembers_crit_strike(f),
         "jas_used": f.just_a_scratch != "NONE",
         "durable_used": f.durable,
         "half_used": f.half_damage_first_strike,
+        "relic_used_this_sequence": relics,
+        "relics_used": relics,
     }
     return tuple(name for name in FLAGS if rules[name])
 
@@ -74,7 +91,9 @@ class Side:
     def flag(self, name: str) -> np.ndarray:
         """A flag's values (false everywhere for a flag the fighter does not keep)."""
         found = self.flags.get(name)
-        return found if found is not None else np.zeros(self.crits.shape, dtype=bool)
+        if found is None:
+            return np.zeros(self.crits.shape, dtype=int if name == "relics_used" else bool)
+        return found
 
     def set(self, **changes: np.ndarray) -> Side:
         """A copy with some fields changed (flags a fighter does not keep are dropped)."""
@@ -134,21 +153,67 @@ def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tupl
     return dmg, xs, ys
 
 
-def strike(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
-    """S1–S7 and S11: a strike and Murderous Entrance's automatic second one, projected. The
-    second comes only when the target survives the first; where it does not, the sequence is
-    over whatever the second would have done, so it is folded in by the damage alone."""
-    again = crit & ~xs.flag("crit_struck")
+Slot = tuple[np.ndarray, np.ndarray, np.ndarray, Side, Side]
+"""One outcome of an action at every moment: (odds a, odds d, damage, X after, Y after), the
+odds being a / 6**d (0 where the outcome cannot happen)."""
+
+
+def dealt(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> list[Slot]:
+    """S1–S9 of one strike: [Relic kept and Feel No Pain failed (the projection of §9.6),
+    Relic kept and Feel No Pain saved, Relic ignored]."""
     dmg, xs, ys = blow(fx, fy, xs, ys, crit)
+    ones, zeros = np.ones_like(dmg), np.zeros_like(dmg)
+    kept_a, kept_d = ones, zeros
+    ignored: Slot = (zeros, zeros, zeros, xs, ys)
+    if fy.saintly_relics != "NONE":  # S8: keep it for a strictly larger pending strike
+        (ia, id_), (ka, kd) = RELIC_ODDS[fy.saintly_relics]
+        larger = np.where(
+            crit,
+            (xs.normals > 0) & (fx.normal_damage > fx.critical_damage),
+            (xs.crits > 0) & (fx.critical_damage > fx.normal_damage),
+        )
+        used = ys.flag("relic_used_this_sequence")
+        applies = (dmg > 0) & ~used & (ys.flag("relics_used") < 2) & ~larger
+        kept_a, kept_d = np.where(applies, ka, 1), np.where(applies, kd, 0)
+        spent = ys.set(
+            relic_used_this_sequence=used | applies,
+            relics_used=ys.flag("relics_used") + applies,
+        )
+        ignored = (np.where(applies, ia, 0), np.where(applies, id_, 0), zeros, xs, spent)
+    if fy.feel_no_pain is None:
+        return [(kept_a, kept_d, dmg, xs, ys), (zeros, zeros, dmg, xs, ys), ignored]
+    saved = 7 - fy.feel_no_pain  # S9: faces at or above the threshold
+    rolls = dmg > 0
+    return [
+        (kept_a * np.where(rolls, 6 - saved, 1), kept_d + rolls, dmg, xs, ys),
+        (kept_a * np.where(rolls, saved, 0), kept_d + rolls, dmg - rolls, xs, ys),
+        ignored,
+    ]
+
+
+def strike(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> list[Slot]:
+    """S1–S11: `dealt`, and Murderous Entrance's automatic second strike after each outcome
+    (slot 0 stays the projection). The second comes only when the target survives the
+    first; where it does not, the sequence is over whatever the second would have done, so it
+    is folded in by the damage alone."""
+    again = crit & ~xs.flag("crit_struck")
+    first = dealt(fx, fy, xs, ys, crit)
     if not fx.murderous_entrance2021:
-        return dmg, xs, ys
-    again &= xs.successes > 0
-    dmg2, xs2, ys2 = blow(fx, fy, xs, ys, xs.crits > 0)
-    return (
-        dmg + np.where(again, dmg2, 0),
-        pick(again, xs2, xs),
-        pick(again, ys2, ys),
-    )
+        return first
+    slots: list[Slot] = []
+    for a, d, dmg, xs1, ys1 in first:
+        go = again & (xs1.successes > 0)
+        for j, (a2, d2, dmg2, xs2, ys2) in enumerate(dealt(fx, fy, xs1, ys1, xs1.crits > 0)):
+            slots.append(
+                (
+                    a * np.where(go, a2, 1 if j == 0 else 0),
+                    d + np.where(go, d2, 0),
+                    dmg + np.where(go, dmg2, 0),
+                    pick(go, xs2, xs1),
+                    pick(go, ys2, ys1),
+                )
+            )
+    return slots
 
 
 def parry(fx: Fighter, xs: Side, ys: Side, crit: bool) -> tuple[Side, Side]:
@@ -178,13 +243,15 @@ def pick(where: np.ndarray, a: Side, b: Side) -> Side:
 
 
 class Table:
-    """The tactical F4 moments of one fight, numbered densely, with their projected options.
+    """The F4 moments of one fight, numbered densely, with what each action does there.
 
-    A moment's number packs whose turn it is, both fighters' crits and normals (up to the most
-    either can roll) and the flags their rules read. Per moment and per action code (§9.8 O4's
-    order: CRIT strike, NORMAL strike, CRIT parry, NORMAL parry), `next` is the moment after
-    the action (−1 where it is not a useful action) and `damage` its projected damage; the
-    other lists are what §9.5 asks about the moment. All are Python lists, for lookups.
+    A moment's number packs whose turn it is, both fighters' hands (unresolved crits and
+    normals, up to what each can roll) and the flags their rules read, relic bookkeeping
+    included. Per action code (§9.8 O4's order: CRIT strike, NORMAL strike, CRIT parry,
+    NORMAL parry), `next[code][n]` is the moment after it (−1 where it is not a useful action)
+    and `damage[code][n]` its damage, both projected (§9.6: Relics and Feel No Pain never
+    trigger); `branches` gives the real outcomes with their odds. The other lists are what
+    §9.5 asks about a moment's mover. Lists, not arrays: they are looked up one cell at a time.
     """
 
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
@@ -207,7 +274,8 @@ class Table:
         # (size, name) of each digit of a moment's number, most significant first
         digits: list[tuple[int, str]] = [(2, "active")]
         for x in (0, 1):
-            digits += [(len(hands[x]), f"hand{x}")] + [(2, f"{k}{x}") for k in self.kept[x]]
+            digits += [(len(hands[x]), f"hand{x}")]
+            digits += [(FLAGS[k], f"{k}{x}") for k in self.kept[x]]
         self.strides: dict[str, int] = {}
         self.size = 1
         for size, name in reversed(digits):
@@ -220,13 +288,16 @@ class Table:
         sides = []
         for x in (0, 1):
             held = np.array(hands[x], dtype=np.int64)[fields[f"hand{x}"]]
-            flags = {k: fields[f"{k}{x}"].astype(bool) for k in self.kept[x]}
+            flags = {
+                k: fields[f"{k}{x}"] if FLAGS[k] > 2 else fields[f"{k}{x}"].astype(bool)
+                for k in self.kept[x]
+            }
             sides.append(Side(held[:, 0], held[:, 1], flags))
         self._build(fields["active"], sides)
 
     def number(self, active: int, pair: Pair) -> int:
-        """The number of the F4 moment with `active` to act on `pair` (wounds and relic
-        bookkeeping ignored); a fighter without unresolved successes passes at once."""
+        """The number of the F4 moment with `active` to act on `pair` (its wounds ignored); a
+        fighter without unresolved successes passes at once."""
         if not (pair[active][0] or pair[active][1]):
             active = 1 - active
         strides = self.strides
@@ -235,8 +306,7 @@ class Table:
             status = pair[x]
             n += self._hands[x][(status[0], status[1])] * strides[f"hand{x}"]
             for k in self.kept[x]:
-                if getattr(status, k):
-                    n += strides[f"{k}{x}"]
+                n += int(getattr(status, k)) * strides[f"{k}{x}"]
         return n
 
     def opening(self, active: int, ca: int, na: int, cb: int, nb: int) -> int:
@@ -265,71 +335,99 @@ class Table:
         return n
 
     def _build(self, active: np.ndarray, sides: list[Side]) -> None:
-        fighters = self.fighters
+        fighters, size = self.fighters, self.size
         successes = sides[0].successes + sides[1].successes
+        self.left = successes.tolist()
         self.over = (successes == 0).tolist()
-        nexts, damages, per_x = [], [], []
+        self.relics_used = list(
+            zip(
+                sides[0].flag("relics_used").tolist(),
+                sides[1].flag("relics_used").tolist(),
+                strict=True,
+            )
+        )
+        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
+        mover = np.where(has, active, 1 - active)
+        slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
+        shape = (size, 4, slots)
+        self._next = np.full(shape, -1, dtype=np.int64)
+        self._damage = np.zeros(shape, dtype=np.int64)
+        self._a = np.zeros(shape, dtype=np.int64)
+        self._d = np.zeros(shape, dtype=np.int64)
+        facts: list[dict[str, np.ndarray]] = []
         for x in (0, 1):
             fx, fy = fighters[x], fighters[1 - x]
             xs, ys = sides[x], sides[1 - x]
-            can = {
-                0: xs.crits > 0,
-                1: xs.normals > 0,
-                2: (xs.crits > 0) & (ys.successes > 0),
-                3: (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal),
-            }
-            after = []
+            mine = mover == x
+            can = [
+                mine & (xs.crits > 0),
+                mine & (xs.normals > 0),
+                mine & (xs.crits > 0) & (ys.successes > 0),
+                mine & (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal),
+            ]
+            one, zero = np.ones(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
             for code in range(4):
                 if code < 2:
-                    dmg, xs2, ys2 = strike(fx, fy, xs, ys, np.full(self.size, code == 0))
+                    outcomes = strike(fx, fy, xs, ys, np.full(size, code == 0))
                 else:
                     xs2, ys2 = parry(fx, xs, ys, code == 2)
-                    dmg = np.zeros(self.size, dtype=np.int64)
-                after.append((xs2, ys2))
-                pair = [xs2, ys2] if x == 0 else [ys2, xs2]
-                nexts.append(np.where(can[code], self._encode(np.full(self.size, 1 - x), pair), -1))
-                damages.append(np.where(can[code], dmg, 0))
-            hit = np.where(xs.crits > 0, 0, 1)
-            wise = np.where(
-                (ys.crits > 0) & can[2], 2, np.where(can[3], 3, np.where(can[2], 2, -1))
-            )
-            # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
-            normal_block = can[3] & (after[3][1].successes == 0)
-            crit_block = can[2] & (after[2][1].successes == 0)
-            block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
-            left, target = (
-                pick(normal_block, after[3][0], after[2][0]),
-                pick(normal_block, after[3][1], after[2][1]),
-            )
-            reach = np.zeros(self.size, dtype=np.int64)
-            for _ in range(int(left.successes.max(initial=0))):
-                going = left.successes > 0
-                dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
-                reach += np.where(going & (block >= 0), dmg, 0)
-                left = left.set(
-                    crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0)
-                )
-            per_x.append(
-                {
-                    "hit": hit,
-                    "always": (ys.successes == 0) | ~(can[2] | can[3]),
-                    "stun": (fx.stun2021 or fx.shock)
-                    & ~xs.flag("crit_struck")
-                    & (xs.crits > 0)
-                    & (ys.crits == 0),
-                    "block": block,
-                    "reach": reach,
-                    "wise": wise,
-                }
-            )
-        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-        mover = np.where(has, active, 1 - active)
+                    outcomes = [(one, zero, zero, xs2, ys2)]
+                for slot, (a, d, dmg, xs2, ys2) in enumerate(outcomes):
+                    here = can[code] & (a > 0)
+                    if not here.any():  # an outcome no moment has (no Relics, no FNP)
+                        continue
+                    pair = [xs2, ys2] if x == 0 else [ys2, xs2]
+                    nxt = self._encode(np.full(size, 1 - x), pair)
+                    self._next[here, code, slot] = nxt[here]
+                    self._damage[here, code, slot] = dmg[here]
+                    self._a[here, code, slot] = a[here]
+                    self._d[here, code, slot] = d[here]
+            facts.append(self._facts(fx, fy, xs, ys))
         a_moves = mover == 0
         self.mover = mover.tolist()
-        for name in ("hit", "always", "stun", "block", "reach", "wise"):
-            setattr(self, name, np.where(a_moves, per_x[0][name], per_x[1][name]).tolist())
-        self.next = [np.where(a_moves, nexts[c], nexts[4 + c]).tolist() for c in range(4)]
-        self.damage = [np.where(a_moves, damages[c], damages[4 + c]).tolist() for c in range(4)]
+        for name in facts[0]:
+            setattr(self, name, np.where(a_moves, facts[0][name], facts[1][name]).tolist())
+        self.next = [self._next[:, code, 0].tolist() for code in range(4)]
+        self.damage = [self._damage[:, code, 0].tolist() for code in range(4)]
+
+    def branches(self, n: int, code: int) -> list[tuple[Odds, int, int]]:
+        """The outcomes of the mover's action `code` at moment n with its Relic and Feel No
+        Pain dice rolled (the real resolution, §9.7): (odds, next moment, damage dealt)."""
+        a, d = self._a[n, code].tolist(), self._d[n, code].tolist()
+        nxt, dmg = self._next[n, code].tolist(), self._damage[n, code].tolist()
+        return [((a[k], d[k]), nxt[k], dmg[k]) for k in range(len(a)) if a[k]]
+
+    def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
+        """What §9.5 asks about a moment, for mover X."""
+        crit_parry = (xs.crits > 0) & (ys.successes > 0)
+        normal_parry = (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)
+        wise = np.where(
+            (ys.crits > 0) & crit_parry, 2, np.where(normal_parry, 3, np.where(crit_parry, 2, -1))
+        )
+        # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
+        after_normal, after_crit = parry(fx, xs, ys, False), parry(fx, xs, ys, True)
+        normal_block = normal_parry & (after_normal[1].successes == 0)
+        crit_block = crit_parry & (after_crit[1].successes == 0)
+        block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
+        left = pick(normal_block, after_normal[0], after_crit[0])
+        target = pick(normal_block, after_normal[1], after_crit[1])
+        reach = np.zeros(self.size, dtype=np.int64)
+        for _ in range(int(left.successes.max(initial=0))):
+            going = left.successes > 0
+            dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
+            reach += np.where(going & (block >= 0), dmg, 0)
+            left = left.set(crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0))
+        return {
+            "hit": np.where(xs.crits > 0, 0, 1),
+            "always": (ys.successes == 0) | ~(crit_parry | normal_parry),
+            "stun": (fx.stun2021 or fx.shock)
+            & ~xs.flag("crit_struck")
+            & (xs.crits > 0)
+            & (ys.crits == 0),
+            "block": block,
+            "reach": reach,
+            "wise": wise,
+        }
 
 
 _table = lru_cache(maxsize=64)(Table)

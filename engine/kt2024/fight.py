@@ -161,9 +161,9 @@ class Resolution:
                 code = self.projection.choose(n, wa, wb, strategies[x])
                 for factor, nxt, dmg, u in edges.get(4 * n + code) or self.edges(n, code):
                     if x == 0:
-                        cell = (nxt * width + wa) * width + max(0, wb - dmg)
+                        cell = (nxt * width + wa) * width + (wb - dmg if wb > dmg else 0)
                     else:
-                        cell = (nxt * width + max(0, wa - dmg)) * width + wb
+                        cell = (nxt * width + (wa - dmg if wa > dmg else 0)) * width + wb
                     put(layers[u], cell, mass * factor)
         return ended, fallen
 

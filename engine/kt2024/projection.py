@@ -47,9 +47,9 @@ class Projection:
             return wise
         plan: Plan = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
         if x == 0:
-            struck = self.end(plan, t.next[hit][n], wa, max(0, wb - dmg))
+            struck = self.end(plan, t.next[hit][n], wa, wb - dmg if wb > dmg else 0)
         else:
-            struck = self.end(plan, t.next[hit][n], max(0, wa - dmg), wb)
+            struck = self.end(plan, t.next[hit][n], wa - dmg if wa > dmg else 0, wb)
         parried = self.end(plan, t.next[wise][n], wa, wb)
         if strategy == "MIN_DAMAGE_TO_SELF":  # X's wounds at the end
             return hit if struck[x] >= parried[x] else wise
@@ -80,9 +80,9 @@ class Projection:
             n = nexts[code][n]
             if dmg:
                 if x == 0:
-                    wb = max(0, wb - dmg)
+                    wb = wb - dmg if wb > dmg else 0
                 else:
-                    wa = max(0, wa - dmg)
+                    wa = wa - dmg if wa > dmg else 0
         end = (wa, wb)
         for key in path:
             memo[key] = end

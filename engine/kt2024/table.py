@@ -13,8 +13,8 @@ No Pain (S8, S9) never trigger in a projection and belong to the real resolution
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -80,8 +80,7 @@ def kept_flags(f: Fighter) -> tuple[str, ...]:
     return tuple(name for name in FLAGS if rules[name])
 
 
-@dataclass(frozen=True)
-class Side:
+class Side(NamedTuple):
     """One fighter's part of every moment: unresolved crits and normals, and its flags."""
 
     crits: np.ndarray
@@ -97,10 +96,10 @@ class Side:
 
     def set(self, **changes: np.ndarray) -> Side:
         """A copy with some fields changed (flags a fighter does not keep are dropped)."""
-        flags = {k: changes.pop(k) if k in changes else v for k, v in self.flags.items()}
-        for name in FLAGS:
-            changes.pop(name, None)
-        return replace(self, flags=flags, **changes)
+        flags = self.flags
+        if any(k in flags for k in changes):
+            flags = {k: changes.get(k, v) for k, v in flags.items()}
+        return Side(changes.get("crits", self.crits), changes.get("normals", self.normals), flags)
 
     @property
     def successes(self) -> np.ndarray:
@@ -411,12 +410,24 @@ class Table:
         block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
         left = pick(normal_block, after_normal[0], after_crit[0])
         target = pick(normal_block, after_normal[1], after_crit[1])
-        reach = np.zeros(self.size, dtype=np.int64)
-        for _ in range(int(left.successes.max(initial=0))):
-            going = left.successes > 0
-            dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
-            reach += np.where(going & (block >= 0), dmg, 0)
-            left = left.set(crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0))
+        plain = not (
+            fy.durable
+            or fx.hammerhand2021
+            or fy.just_a_scratch != "NONE"
+            or fy.half_damage_first_strike
+        )
+        if plain:  # every strike deals its profile damage
+            reach = left.crits * fx.critical_damage + left.normals * fx.normal_damage
+        else:  # strike by strike: S3–S5a change the first strikes' damage
+            reach = np.zeros(self.size, dtype=np.int64)
+            for _ in range(int(left.successes.max(initial=0))):
+                going = left.successes > 0
+                dmg, left, target = blow(fx, fy, left, target, left.crits > 0)
+                reach += np.where(going, dmg, 0)
+                left = left.set(
+                    crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0)
+                )
+        reach = np.where(block >= 0, reach, 0)
         return {
             "hit": np.where(xs.crits > 0, 0, 1),
             "always": (ys.successes == 0) | ~(crit_parry | normal_parry),

@@ -50,8 +50,15 @@ class Precision:
     Numerators fit int64 when the whole fight's denominator does, else they are Python ints.
     """
 
-    def __init__(self, exact: bool, depth: int, top: int, step: int, rounds: int) -> None:
-        self.exact, self.depth, self.top = exact, depth, top
+    def __init__(self, sequence: Sequence, exact: bool, rounds: int) -> None:
+        self.exact = exact
+        self.depth = strike_dice(sequence.fighters)
+        self.top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls)
+        """The most unresolved successes a sequence opens with (both fighters)."""
+        self.roll_depth = sequence.rolls[0][0][1]
+        """The dice of F1 and F2: every joint roll's odds are over 6**roll_depth."""
+        self.step = step = self.roll_depth + self.depth * self.top
+        """The exponent of 6 one sequence adds to the denominator."""
         self.dtype: Any = np.int64 if exact else float
         self.words = 1  # 64-bit words per number, at most
         if exact and power6(step * rounds) >= 2**63:
@@ -87,19 +94,16 @@ class Chain:
         self.grid = grid = Grid(fight, sequence)
         self.first = sequence.first
         self.shape = self.grid.shape
-        depth = strike_dice(sequence.fighters)
-        top = max((ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls), default=0)
-        self.roll_depth = sequence.rolls[0][0][1]
-        self.step = self.roll_depth + depth * top
         rounds = fight.options.rounds
-        self.precision = Precision(exact, depth, top, self.step, rounds)
+        self.precision = p = Precision(sequence, exact, rounds)
+        self.roll_depth, self.step = p.roll_depth, p.step
         self._settled: tuple[np.ndarray, ...] | None = None
         self._edges: dict[tuple[Moment, int], tuple[tuple[Any, Moment, int], ...]] = {}
         self._openings: dict[tuple[int, int], dict[tuple[int, int], list]] = {}
         self.work = 0
         self.optimal = None
         if any(f.strategy == "OPTIMAL" for f in sequence.fighters):
-            self.optimal = Optimal(sequence, grid, depth, self.step, rounds)
+            self.optimal = Optimal(sequence, grid, p.depth, self.step, rounds)
 
     def choose(self, moment: Moment, left: int) -> Choice:
         """The mover's choice at every cell (code −1: no Duelist parry)."""

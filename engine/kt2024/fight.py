@@ -1,8 +1,9 @@
 """The fight (§9): the exact distribution of both fighters' final wounds, and the outputs of §9.7.3.
 
-A sequence is a finite Markov chain over moments (both fighters' states and whose step it is);
-where it ends from each moment is memoised on the full moment. Sequences follow each other on
-the distribution of starting wounds while both fighters stand and `rounds` allows.
+A sequence is a finite Markov chain over cells (a numbered moment of `table`, both fighters'
+wounds); a heuristic fight of one sequence pushes its probability mass forward cell by cell
+(`Resolution`), other fights go over the whole wounds grid (`chain`). Sequences follow each
+other on the distribution of starting wounds while both fighters stand and `rounds` allows.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from .fighter import Fight
 from .grid import too_large
 from .projection import Projection
 from .sequence import Sequence
-from .strike import strike_dice
 from .weights import power6
 
 CELL_BUDGET = 1_000_000
@@ -69,14 +69,11 @@ class Resolution:
 
     def __init__(self, sequence: Sequence, exact: bool, top: int, rounds: int) -> None:
         self.sequence = sequence
-        rolls = sequence.rolls
         self.table = sequence.table
         self.projection = Projection(sequence.table, top)
         self.width = top + 1
-        self.depth = strike_dice(sequence.fighters)
-        self.top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in rolls)
-        self.step = rolls[0][0][1] + self.depth * self.top
-        self.precision = Precision(exact, self.depth, self.top, self.step, rounds)
+        self.precision = p = Precision(sequence, exact, rounds)
+        self.depth, self.top, self.step = p.depth, p.top, p.step
         self._openings: dict[tuple[int, int], list[tuple[Any, int, int, int, int]]] = {}
         self._edges: dict[int, tuple[tuple[Any, int, int, int], ...]] = {}
 

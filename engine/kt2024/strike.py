@@ -35,7 +35,8 @@ def strike_dice(fighters: tuple[Fighter, Fighter]) -> int:
     """The most Relic and Feel No Pain dice one strike against either fighter may roll (S8,
     S9): the depth of one success's share of a fight's common denominator."""
     return max(
-        {"NONE": 0, "ONE_D6": 1, "TWO_D6": 2}[f.saintly_relics] + (f.feel_no_pain is not None)
+        (RELIC_ODDS[f.saintly_relics][0][1] if f.saintly_relics != "NONE" else 0)
+        + (f.feel_no_pain is not None)
         for f in fighters
     )
 

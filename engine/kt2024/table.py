@@ -20,7 +20,7 @@ import numpy as np
 
 from .fight_state import Odds, Pair
 from .fighter import Fighter
-from .strike import remembers_crit_strike
+from .strike import RELIC_ODDS, remembers_crit_strike
 
 FLAGS = {
     "struck": 2,
@@ -33,9 +33,6 @@ FLAGS = {
 }
 """The state of §9.1 beyond the unresolved successes, as `Status` names it, with the number
 of values each takes."""
-
-RELIC_ODDS = {"ONE_D6": ((1, 1), (5, 1)), "TWO_D6": ((11, 2), (25, 2))}
-"""S8: (odds of at least one 6, of none) on 1D6 or on 2D6, as (a, d) = a / 6**d."""
 
 
 MELEE = (
@@ -280,6 +277,11 @@ class Table:
         for size, name in reversed(digits):
             self.strides[name] = self.size
             self.size *= size
+        self._digits = (
+            tuple(self.strides[f"hand{x}"] for x in (0, 1)),
+            tuple(tuple((k, self.strides[f"{k}{x}"]) for k in self.kept[x]) for x in (0, 1)),
+        )
+        """Per fighter: its hand's stride, and (flag, stride) of the flags it keeps."""
         every = np.arange(self.size)
         fields: dict[str, np.ndarray] = {}
         for size, name in reversed(digits):
@@ -299,23 +301,21 @@ class Table:
         fighter without unresolved successes passes at once."""
         if not (pair[active][0] or pair[active][1]):
             active = 1 - active
-        strides = self.strides
-        n = active * strides["active"]
-        for x in (0, 1):
-            status = pair[x]
-            n += self._hands[x][(status[0], status[1])] * strides[f"hand{x}"]
-            for k in self.kept[x]:
-                n += int(getattr(status, k)) * strides[f"{k}{x}"]
+        n = active * self.strides["active"]
+        for status, hands, hand_stride, flags in zip(pair, self._hands, *self._digits, strict=True):
+            n += hands[(status[0], status[1])] * hand_stride
+            for k, stride in flags:
+                n += int(getattr(status, k)) * stride
         return n
 
     def opening(self, active: int, ca: int, na: int, cb: int, nb: int) -> int:
         """`number` of a sequence's first F4 moment (every flag clear) from both hands, with
         `active` the fighter whose turn it is (one with unresolved successes, if any)."""
-        strides = self.strides
+        (stride_a, stride_b), _ = self._digits
         return (
-            active * strides["active"]
-            + self._hands[0][(ca, na)] * strides["hand0"]
-            + self._hands[1][(cb, nb)] * strides["hand1"]
+            active * self.strides["active"]
+            + self._hands[0][(ca, na)] * stride_a
+            + self._hands[1][(cb, nb)] * stride_b
         )
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:

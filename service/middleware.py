@@ -72,16 +72,11 @@ class ServiceMiddleware:
         except BodyTooLarge:
             if response_started:
                 raise
-            status = 413
             limit = self.max_body_bytes
             refused = refusal(
-                413,
-                "LIMIT_EXCEEDED",
-                f"the request body exceeds {limit} bytes",
-                limit=limit,
-                headers={"x-request-id": request_id},
+                413, "LIMIT_EXCEEDED", f"the request body exceeds {limit} bytes", limit=limit
             )
-            await refused(scope, receive, send)
+            await refused(scope, receive, tagged_send)
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")

@@ -6,84 +6,20 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
+from kt2024_fights import HEURISTICS, engine_fight, fights, slow
 
 from engine.errors import InputError
 from engine.kt2024 import chain, grid, optimal
 from engine.kt2024 import fight as fight_module
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
-from engine.kt2024.fighter import Fight, Fighter, FightOptions
+from engine.kt2024.fighter import Fighter, FightOptions
 from engine.kt2024.scenario import camel
 from engine.kt2024.sequence import Sequence
 from schema import registry
-
-STRATEGIES = ("MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY", "OPTIMAL")
-HEURISTICS = STRATEGIES[:4]
-REROLLS = (
-    "NONE", "BALANCED", "DOUBLE_BALANCED", "CEASELESS", "RELENTLESS", "CRIT_FISH", "REROLL_ONES",
-    "ONES_AND_BALANCED", "CEASELESS_AND_BALANCED",
-)  # fmt: skip
-FLAGS = (
-    "rending", "severe", "punishing", "closeAssault", "puritySeal", "mysticScry", "curseOfRot",
-    "brutal", "shock", "stun2021", "stormShield2021", "hammerhand2021", "dueller2021", "duelist",
-    "murderousEntrance2021", "durable", "halfDamageFirstStrike",
-)  # fmt: skip
-
-
-def slow(examples: int) -> settings:
-    """Fixed examples (reproducible runs), no per-example deadline: the oracle is slow."""
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow],
-        derandomize=True,
-    )
-
-
-@st.composite
-def fighter_dicts(draw, max_attacks: int = 3, max_wounds: int = 8, strategies=STRATEGIES) -> dict:
-    """A fighter as an API dict; every field can take every kind of value."""
-    attacks = draw(st.integers(0, max_attacks))
-    f = {
-        "attacks": attacks,
-        "hit": draw(st.sampled_from([2, 3, 3, 4, 4, 5, 6])),
-        "lethal": draw(st.sampled_from([6, 6, 5, 4, 2])),
-        "normalDamage": draw(st.sampled_from([0, 1, 2, 2, 3, 3, 4, 5])),
-        "criticalDamage": draw(st.sampled_from([0, 1, 2, 3, 3, 4, 4, 5, 6, 7])),
-        "wounds": draw(st.integers(1, max_wounds)),
-        "strategy": draw(st.sampled_from(strategies)),
-        "accurate": draw(st.sampled_from([0, 0, 0, 1, 2])),
-        "autoCrits": draw(st.sampled_from([0, 0, 0, 1])),
-        "failsToNorms": draw(st.sampled_from([0, 0, 1])),
-        "normsToCrits": draw(st.sampled_from([0, 0, 1])),
-        # re-rolls multiply the oracle's work by 6**dice: only on small pools
-        "reroll": draw(st.sampled_from(REROLLS)) if attacks <= 2 else "NONE",
-        "justAScratch": draw(st.sampled_from(["NONE", "NONE", "CRITS", "NORMALS"])),
-        "saintlyRelics": draw(st.sampled_from(["NONE", "NONE", "ONE_D6", "TWO_D6"])),
-        "feelNoPain": draw(st.sampled_from([None, None, 4, 5, 6])),
-    }
-    elite = draw(st.sampled_from([None, None, None, "eliteModerate", "eliteExtreme"]))
-    if elite:
-        f[elite] = True
-    for flag in draw(st.sets(st.sampled_from(FLAGS), max_size=6)):
-        f[flag] = True
-    return f
-
-
-@st.composite
-def fights(draw, max_attacks: int = 3, max_wounds: int = 8, max_rounds: int = 2, **kw) -> dict:
-    a = draw(fighter_dicts(max_attacks, max_wounds, **kw))
-    b = draw(fighter_dicts(max_attacks, max_wounds, **kw))
-    rounds = draw(st.integers(1, max_rounds))
-    return {"fighterA": a, "fighterB": b,
-            "options": {"firstToAct": draw(st.sampled_from("AB")), "rounds": rounds}}  # fmt: skip
-
-
-def engine_fight(body: dict, exact: bool = True) -> Fight:
-    return registry.resolve({**body, "options": {**body["options"], "exact": exact}}, "fight")[1]
 
 
 def joint(body: dict, exact: bool = True) -> dict:
@@ -339,17 +275,23 @@ def by_sequence(body: dict, exact: bool = True) -> dict:
     return fight_module.by_sequence(fight, Sequence(fight), exact)
 
 
+def assert_chain_matches_by_sequence(body: dict) -> None:
+    """The grid chain (`final_wounds` for several sequences) equals the cell-by-cell path
+    exactly, and within 1e-12 in float mode, with JSON-ready wounds."""
+    assert joint(body) == by_sequence(body)
+    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
+    assert floats.keys() == exact.keys()
+    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
+    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
+
+
 @slow(40)
 @given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
 def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
     """Several sequences on the wounds grid (`grid.Chain`) against the same fight played one
     sequence and one pair of starting wounds at a time, exactly and in float mode."""
     body = {**body, "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])}}
-    assert joint(body) == by_sequence(body)
-    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
-    assert floats.keys() == exact.keys()
-    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
-    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
+    assert_chain_matches_by_sequence(body)
 
 
 @slow(30)
@@ -363,11 +305,7 @@ def test_settled_transition_matches_sequence_by_sequence(body: dict) -> None:
         "fighterB": {**body["fighterB"], **settled},
         "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])},
     }
-    assert joint(body) == by_sequence(body)
-    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
-    assert floats.keys() == exact.keys()
-    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
-    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
+    assert_chain_matches_by_sequence(body)
 
 
 def test_optimal_residue_moduli_are_primes() -> None:

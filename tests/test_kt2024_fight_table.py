@@ -14,7 +14,7 @@ from fractions import Fraction
 from itertools import product
 
 from hypothesis import assume, given
-from test_kt2024_fight_bruteforce import engine_fight, fights, slow
+from kt2024_fights import engine_fight, fights, slow
 
 from engine.kt2024.decisions import last_block_parry, wise_parry
 from engine.kt2024.fight_state import CRIT, NORMAL, Pair, Status, oriented, unoriented

@@ -43,9 +43,10 @@ def refusal(
     limit: int | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    """The §12 error body for a refusal that is no InputError: the middleware's (413, 401,
-    429), Starlette's and strawberry's own (404, 405, 400), a fault (500). Also an ASGI app,
-    so a middleware answers with `await refusal(...)(scope, receive, send)`."""
+    """The §12 error body: for an InputError or BudgetExceeded (via `error_response`), the
+    middleware's refusals (413, 401, 429), Starlette's and strawberry's own (404, 405, 400), a
+    fault (500). Also an ASGI app, so a middleware answers with
+    `await refusal(...)(scope, receive, send)`."""
     error: dict[str, object] = {"code": code, "field": field, "message": message}
     if limit is not None:
         error["limit"] = limit
@@ -54,7 +55,7 @@ def refusal(
 
 def error_response(error: InputError | BudgetExceeded) -> JSONResponse:
     status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
-    return JSONResponse({"error": error.as_json()}, status_code=status)
+    return refusal(status, **error.as_json())  # type: ignore[arg-type]
 
 
 def computer(request: Request) -> Computer:

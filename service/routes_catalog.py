@@ -27,7 +27,7 @@ from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
 from service import openapi_catalog
-from service.http import Endpoint, JSONResponse, answers_errors, computer
+from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
 
 # a weapon's rules are a line of text; anything longer is not one
 MAX_RULES_TEXT = 2000
@@ -38,8 +38,7 @@ catalog()
 
 
 def _not_found(field: str, what: str) -> JSONResponse:
-    body = {"error": {"code": "INVALID_INPUT", "field": field, "message": f"unknown {what}"}}
-    return JSONResponse(body, status_code=404)
+    return refusal(404, "INVALID_INPUT", f"unknown {what}", field=field)
 
 
 def _int_param(request: Request, name: str, default: int) -> int:

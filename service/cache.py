@@ -112,6 +112,11 @@ class Breaker:
         self._consecutive = 0
         self._opened_at: float | None = None
 
+    def waiting(self) -> bool:
+        """Whether calls are being skipped now (open, its cool-down not over); unlike
+        `allows`, asking never takes the probe."""
+        return self._opened_at is not None and time.monotonic() - self._opened_at < self.cooldown
+
     def allows(self) -> bool:
         if self._opened_at is None:
             return True
@@ -208,7 +213,11 @@ class RedisTier:
 
     async def put_many(self, items: Mapping[str, Output]) -> None:
         """One pipelined SET per answer. Answers are encoded first, outside the breaker: an
-        answer that cannot be written as JSON is an engine bug, not a Redis failure."""
+        answer that cannot be written as JSON is an engine bug, not a Redis failure. While
+        the breaker waits nothing is encoded at all (a grid's 10,000 misses would be)."""
+        if self.breaker.waiting():
+            metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
+            return
         entries: dict[str, bytes] = {}
         for key, value in items.items():
             try:

@@ -30,7 +30,6 @@ from schema.graphql_limits import (
     BulkLimits,
     SmallParserCache,
     SmallValidationCache,
-    bound_validation,
 )
 
 QUERY_CLASSES: list[str] = [
@@ -72,7 +71,6 @@ def build_schema(
     # depth limiter is copied from one instance: a fresh limiter would build a fresh rule
     # class, and the ValidationCache, keyed by the rules, would then never hit. Aliases are
     # counted by AliasCount, before validation, in place of strawberry's MaxAliasesLimiter.
-    bound_validation()
     depth = QueryDepthLimiter(max_depth=max_depth)
     extensions = [
         lambda: SmallParserCache(maxsize=256),

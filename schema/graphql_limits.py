@@ -20,7 +20,7 @@ is not checked.
 Validation has a cost of its own: graphql-core's OverlappingFieldsCanBeMergedRule compares
 every pair of fields that share a response name, so 300 copies of `rulesets { name }` (5 KB)
 took 0.85 s of the event loop. graphql-core bounds that work by a budget it lets us lower
-(`MAX_COMPLEXITY_BUDGET`, 500,000 units, some 2 s); `bound_validation` sets it to
+(`MAX_COMPLEXITY_BUDGET`, 500,000 units, some 2 s); this module sets it, on import, to
 VALIDATION_BUDGET, which the documents real clients send — GraphiQL's introspection,
 matchups with fragments on every result type — do not come near (they spend under 10).
 """
@@ -54,6 +54,8 @@ from engine.errors import InputError
 from schema.limits import grid_too_large, too_many_matchups
 
 VALIDATION_BUDGET = 10_000  # field comparisons, about 40 ms at most
+# graphql-core reads its budget for comparing fields as each validation starts
+overlapping_fields_can_be_merged.MAX_COMPLEXITY_BUDGET = VALIDATION_BUDGET
 
 # Parsed documents cost some 100 bytes of AST per byte of text (a 430 KB document of 96,000
 # tokens kept 45 MB), and strawberry's caches kept 1024 of them whatever their size: distinct
@@ -61,11 +63,6 @@ VALIDATION_BUDGET = 10_000  # field comparisons, about 40 ms at most
 # validated afresh, like the request bodies `service.compute` does not memoise; with 256
 # cached documents (`schema.graphql`) the caches hold at most about 100 MB.
 CACHED_DOCUMENT_CHARS = 4096
-
-
-def bound_validation() -> None:
-    """Lower graphql-core's budget for comparing fields (read as each validation starts)."""
-    overlapping_fields_can_be_merged.MAX_COMPLEXITY_BUDGET = VALIDATION_BUDGET
 
 
 def _json_items(value: Any, cap: int) -> int:

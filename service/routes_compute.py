@@ -51,11 +51,10 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
         jobs = await service.in_pool(grids.prepare_cells, grid)
         answers = await service.results(jobs)
         thresholds = tuple(grid.thresholds(jobs))
-        indices = grids.indices(grid)
 
         def rows() -> list[dict[str, Any]]:
             out = []
-            for index, answer in zip(indices, answers, strict=True):
+            for index, answer in zip(grids.indices(grid), answers, strict=True):
                 if isinstance(answer, InputError):
                     raise answer
                 out.append(grids.cell(index, answer.key, answer.output, thresholds))

@@ -12,8 +12,8 @@ from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 from kt2024_fights import HEURISTICS, engine_fight, fights, slow
 
 from engine.errors import InputError
-from engine.kt2024 import chain, grid, optimal
 from engine.kt2024 import fight as fight_module
+from engine.kt2024 import flat, primes
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fighter, FightOptions
@@ -230,41 +230,33 @@ def refused(body: dict) -> InputError:
     return caught.value
 
 
-def test_optimal_refuses_fights_beyond_its_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """OPTIMAL at the §12 maxima would need gigabytes: past its budget it is a clean error."""
-    monkeypatch.setattr(optimal, "STATE_BUDGET", 50)
+def test_optimal_refuses_fights_beyond_its_memory_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPTIMAL at the §12 maxima would need gigabytes: past its budget it is a clean error
+    naming the OPTIMAL fighter's strategy."""
+    monkeypatch.setattr(flat, "MEMORY_BUDGET", 2**14)  # a few nodes of 12 × 12 wounds
     body = {"fighterB": {"strategy": "OPTIMAL"}, "options": {"rounds": 2}}
     caught = refused(body)
     assert (caught.code, caught.field, caught.limit) == (
         "LIMIT_EXCEEDED",
         "fighterB.strategy",
-        50,
+        2**14,
     )
-    monkeypatch.setattr(optimal, "STATE_BUDGET", 60_000)
-    monkeypatch.setattr(optimal, "MEMORY_BUDGET", 2**20)  # a few states of 12 × 12 wounds
-    caught = refused(body)
-    assert caught.field == "fighterB.strategy" and 0 < caught.limit < 60_000
 
 
 @pytest.mark.parametrize(
-    ("module", "budget", "rounds"),
-    [
-        (fight_module, "CELL_BUDGET", 1),
-        (grid, "STATE_BUDGET", 2),
-        (chain, "MASS_BUDGET", 2),
-        (chain, "WORK_BUDGET", 2),
-    ],
+    ("module", "budget", "rounds", "limit"),
+    [(fight_module, "CELL_BUDGET", 1, 50), (flat, "MEMORY_BUDGET", 2, 2**14)],
 )
-def test_the_chain_refuses_fights_beyond_its_budget(
-    monkeypatch: pytest.MonkeyPatch, module: object, budget: str, rounds: int
+def test_fights_beyond_their_budget_are_refused(
+    monkeypatch: pytest.MonkeyPatch, module: object, budget: str, rounds: int, limit: int
 ) -> None:
-    monkeypatch.setattr(module, budget, 50)
+    monkeypatch.setattr(module, budget, limit)
     body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
     caught = refused(body)
     assert (caught.code, caught.field, caught.limit) == (
         "LIMIT_EXCEEDED",
         "options.rounds",
-        50,
+        limit,
     )
 
 
@@ -275,9 +267,13 @@ def by_sequence(body: dict, exact: bool = True) -> dict:
     return fight_module.by_sequence(fight, Sequence(fight), exact)
 
 
-def assert_chain_matches_by_sequence(body: dict) -> None:
-    """The grid chain (`final_wounds` for several sequences) equals the cell-by-cell path
-    exactly, and within 1e-12 in float mode, with JSON-ready wounds."""
+@slow(40)
+@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
+def test_wounds_grid_matches_sequence_by_sequence(body: dict) -> None:
+    """Several sequences on the wounds grid (`flat.resolve`) against the same fight played one
+    sequence and one pair of starting wounds at a time (`fight.Resolution`), exactly and
+    within 1e-12 in float mode, with JSON-ready wounds."""
+    body = {**body, "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])}}
     assert joint(body) == by_sequence(body)
     floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
     assert floats.keys() == exact.keys()
@@ -285,34 +281,11 @@ def assert_chain_matches_by_sequence(body: dict) -> None:
     assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
 
 
-@slow(40)
-@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
-def test_grid_chain_matches_sequence_by_sequence(body: dict) -> None:
-    """Several sequences on the wounds grid (`grid.Chain`) against the same fight played one
-    sequence and one pair of starting wounds at a time, exactly and in float mode."""
-    body = {**body, "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])}}
-    assert_chain_matches_by_sequence(body)
-
-
-@slow(30)
-@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
-def test_settled_transition_matches_sequence_by_sequence(body: dict) -> None:
-    """Without Feel No Pain and Relics a sequence is settled once rolled, and the grid chain
-    uses one cell-to-cell transition per fight (`chain.Chain.transition`)."""
-    settled = {"feelNoPain": None, "saintlyRelics": "NONE"}
-    body = {
-        "fighterA": {**body["fighterA"], **settled},
-        "fighterB": {**body["fighterB"], **settled},
-        "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])},
-    }
-    assert_chain_matches_by_sequence(body)
-
-
 def test_optimal_residue_moduli_are_primes() -> None:
     """OPTIMAL tells close values equal by their residues: the moduli must be primes (so
     that 6 is invertible and a product of them bounds the numerators' difference)."""
-    assert len(set(optimal.PRIMES)) == len(optimal.PRIMES)
-    for p in optimal.PRIMES:
+    assert len(set(primes.PRIMES)) == len(primes.PRIMES)
+    for p in primes.PRIMES:
         assert p < 2**31 and p % 2 and all(p % k for k in range(3, int(p**0.5) + 1, 2))
 
 
@@ -324,5 +297,5 @@ def test_optimal_exact_comparisons_match_oracle(body: dict) -> None:
     options = body["options"]
     oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(optimal, "TOLERANCE", optimal.TOLERANCE * 1e12)
+        patch.setattr(flat, "TOLERANCE", flat.TOLERANCE * 1e12)
         assert joint(body) == {w: p for w, p in oracle.finals().items() if p}

@@ -2,7 +2,7 @@
 
 A sequence is a finite Markov chain over cells (a numbered moment of `table`, both fighters'
 wounds); a heuristic fight of one sequence pushes its probability mass forward cell by cell
-(`Resolution`), other fights go over the whole wounds grid (`chain`). Sequences follow each
+(`Resolution`), other fights go over the whole wounds grid (`flat`). Sequences follow each
 other on the distribution of starting wounds while both fighters stand and `rounds` allows.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .chain import Chain, Precision
-from .fight_state import Status
+from . import flat
+from .fight_state import CERTAIN, Odds, Status
 from .fighter import Fight
-from .grid import too_large
+from .flat import too_large
 from .projection import Projection
 from .sequence import Sequence
 from .weights import power6
@@ -53,6 +53,32 @@ class FightResult:
     fighter_b: FighterResult
 
 
+class Precision:
+    """The resolution's arithmetic, one code path for both precisions (§10).
+
+    Float: probabilities as float64. Exact: integer numerators over one power of 6 per
+    sequence. A move from a state with t unresolved successes (both fighters) to one with t′
+    multiplies by its odds a / 6**d; written over 6**(depth·(t − t′)) — `depth` being the most
+    Relic and Feel No Pain dice one strike can roll, never less than d per success used up —
+    every mass of a state with t successes shares the denominator 6**(base + depth·(top − t)).
+    """
+
+    def __init__(self, sequence: Sequence, exact: bool) -> None:
+        self.exact = exact
+        self.depth, self.top, self.step = flat.exponents(sequence)
+
+    def factor(self, odds: Odds, grow: int) -> float | int:
+        """The factor of a mass for odds, its denominator's exponent growing by `grow` (≥
+        the odds')."""
+        if not self.exact:
+            return 1 if odds == CERTAIN else odds[0] / power6(odds[1])
+        return odds[0] * power6(grow - odds[1])
+
+    def lift(self, mass: Any, left: int) -> Any:
+        """A mass of a state with `left` successes over the sequence's final denominator."""
+        return mass * power6(self.depth * left) if self.exact and self.depth and left else mass
+
+
 class Resolution:
     """The real resolution (§9.7) of a heuristic fight's sequences, cell by cell.
 
@@ -63,7 +89,7 @@ class Resolution:
     both real strategies, so its openings go straight to where the projection ends.
 
     Masses are floats, or (exact) integers over one power of 6 per sequence, as in
-    `chain.Precision`: a cell with t successes left holds numerators over
+    `Precision`: a cell with t successes left holds numerators over
     6**(rolls' depth + depth·(top − t)).
     """
 
@@ -72,7 +98,7 @@ class Resolution:
         self.table = sequence.table
         self.projection = Projection(sequence.table, top)
         self.width = top + 1
-        self.precision = p = Precision(sequence, exact, rounds)
+        self.precision = p = Precision(sequence, exact)
         self.depth, self.top, self.step = p.depth, p.top, p.step
         self._openings: dict[tuple[int, int], list[tuple[Any, int, int, int, int]]] = {}
         self._edges: dict[int, tuple[tuple[Any, int, int, int], ...]] = {}
@@ -173,8 +199,8 @@ def final_wounds(fight: Fight, exact: bool) -> dict[tuple[int, int], Number]:
     """The joint distribution of (A's final wounds, B's final wounds).
 
     Fights of several sequences, and every fight with an OPTIMAL fighter (whose values are
-    solved over all wounds anyway), run on the wounds grid (`chain.Chain`): the mass of every
-    pair of starting wounds moves through a sequence at once. A heuristic fight of one
+    solved over all wounds anyway), run on the wounds grid (`flat.resolve`, compiled): the
+    mass of every pair of starting wounds moves through a sequence at once. A heuristic fight of one
     sequence starts from a single pair of wounds and goes cell by cell (`by_sequence`),
     visiting only the cells it can reach.
     """
@@ -182,14 +208,13 @@ def final_wounds(fight: Fight, exact: bool) -> dict[tuple[int, int], Number]:
     optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
     rounds = fight.options.rounds
     if rounds > 1 or optimal:
-        chain = Chain(fight, sequence, exact)
-        return chain.play(rounds, (fight.fighter_a.wounds, fight.fighter_b.wounds))
+        return flat.resolve(fight, sequence, exact)
     return by_sequence(fight, sequence, exact)
 
 
 def by_sequence(fight: Fight, sequence: Sequence, exact: bool) -> dict[tuple[int, int], Number]:
     """`final_wounds` of a heuristic fight, cell by cell, one sequence at a time (any rounds:
-    the grid chain is checked against it)."""
+    the wounds grid's path is checked against it)."""
     rounds = fight.options.rounds
     top = max(fight.fighter_a.wounds, fight.fighter_b.wounds)
     resolution = Resolution(sequence, exact, top, rounds)

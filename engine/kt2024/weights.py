@@ -1,6 +1,6 @@
 """Powers of 6: every probability of a fight is an integer over a power of 6 (all its dice have
 six faces), so exact fight arithmetic keeps integer numerators over powers of 6 (see
-`chain.Precision`) and never needs a gcd.
+`fight.Precision`; modulo primes in `flat`) and never needs a gcd.
 """
 
 from __future__ import annotations

@@ -1,0 +1,426 @@
+"""A fight flattened into arrays for the compiled loops (`kernels`), and its resolution.
+
+Within a sequence nothing but the wounds depends on the wounds (§9.3, §9.4): who acts, what an
+action does to the unresolved successes and flags, its damage and its Relic and Feel No Pain
+odds are functions of the wound-free moment. So a fight is a graph of wound-free moments
+(nodes) over which the wounds grid rides:
+
+* F4 moments are the numbers of `table` reachable from the openings (F1, F2), found for all
+  of them at once over the table's arrays; F3's Duelist parries are a few extra nodes;
+* nodes are ordered by unresolved successes left (both fighters), then F3 before F4, so
+  every action leads to a lower node;
+* per node its actions (§9.8 O1's candidates, in O4's order) and per action its outcomes:
+  odds (a float and modulo some primes), the next node and the damage dealt.
+
+`resolve` then runs the heuristic choices (`kernels.decide`), OPTIMAL's choices
+(`kernels.solve`) and the real resolution (`kernels.push`) over that graph.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import ceil, prod
+
+import numpy as np
+
+from engine.errors import InputError
+
+from . import kernels
+from .fight_state import Moment, Odds, Status
+from .fighter import Fight, Fighter, FightOptions
+from .primes import PRIMES
+from .sequence import Sequence
+from .strike import ACTIONS, strike_dice
+from .weights import power6
+
+STRATEGY = {
+    "MAX_DAMAGE": kernels.MAX_DAMAGE,
+    "MIN_DAMAGE_TO_SELF": kernels.MIN_DAMAGE_TO_SELF,
+    "STRIKE": kernels.STRIKE,
+    "PARRY": kernels.PARRY,
+    "OPTIMAL": kernels.OPTIMAL,
+}
+CODE = {action: code for code, action in enumerate(ACTIONS)}
+
+TOLERANCE = np.array([1e-9, 1e-7])
+"""Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
+their exact values do. Float error stays far below: every value is a convex combination of at
+most a few thousand terms of magnitude ≤ 1 for U, ≤ 30 for D, at most a few hundred levels
+deep. Closer candidates are compared exactly: their values are also carried modulo enough
+primes that the difference of two numerators within these gaps is recovered whole."""
+
+MEMORY_BUDGET = 1024 * 2**20
+"""Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.bytes`);
+fights needing more are refused rather than left to exhaust the process."""
+
+
+def exponents(sequence: Sequence) -> tuple[int, int, int]:
+    """(depth, top, step): the most Relic and Feel No Pain dice one strike may roll, the most
+    unresolved successes a sequence opens with (both fighters), and the most dice one
+    sequence may roll (F1 and F2, whose joint odds are all over one power of 6, and every
+    strike). A value at a node with t unresolved successes and l sequences after its own is
+    a fraction over 6**(depth·t + l·step); the finals over 6**(rounds·step)."""
+    depth = strike_dice(sequence.fighters)
+    top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls)
+    return depth, top, sequence.rolls[0][0][1] + depth * top
+
+
+def primes_above(bound: int) -> tuple[int, ...]:
+    """The first of `PRIMES` whose product is above 2·`bound`."""
+    product, count = 1, 0
+    while product <= 2 * bound:
+        if count == len(PRIMES):
+            raise too_large("exact digits", len(PRIMES))
+        product *= PRIMES[count]
+        count += 1
+    return PRIMES[:count]
+
+
+class Flat:
+    """The graph of one fight's wound-free moments as arrays."""
+
+    def __init__(self, fight: Fight, sequence: Sequence) -> None:
+        self.sequence = sequence
+        self.table = sequence.table
+        self.rounds = fight.options.rounds
+        self.width = fight.fighter_b.wounds + 1
+        self.cells = (fight.fighter_a.wounds + 1) * self.width
+        self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
+        self.strategies = np.array([STRATEGY[f.strategy] for f in sequence.fighters])
+        self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
+        self.depth, _, self.step = exponents(sequence)
+        self._discover()
+
+    # ---- nodes ---------------------------------------------------------------------------
+    def _discover(self) -> None:
+        """Every node reachable from the openings of the sequences the fight may play, the
+        relics used carried from one sequence to the next."""
+        seq, table = self.sequence, self.table
+        duels: dict[Moment, int] = {}  # F3 moment → its index among the duels
+        numbers = np.zeros(0, dtype=np.int64)  # F4 moments (table numbers) found
+        openings: dict[int, list[tuple[Odds, int, int, Moment]]] = {}
+        relics = [(0, 0)]
+        while relics:
+            found = []
+            for ra, rb in relics:
+                rows = openings[3 * ra + rb] = []
+                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
+                    pair = (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
+                    moment = seq.opening_moment(pair)
+                    rows.append((odds, la, lb, moment))
+                    found.append(moment)
+            seeds = self._duels(found, duels)
+            numbers = self._closure(np.union1d(numbers, seeds))
+            over = np.array(table.over)[numbers]
+            ends = {table.relics_used[n] for n in numbers[over].tolist()}
+            known = {(i // 3, i % 3) for i in openings}
+            relics = sorted(ends - known) if self.rounds > 1 else []
+        self.numbers = numbers
+        self.duels = list(duels)
+        self._order(openings)
+
+    def _duels(self, found: list[Moment], duels: dict[Moment, int]) -> list[int]:
+        """F3: the Duelist moments reachable from `found` (added to `duels`), and the table
+        numbers of the F4 moments they and `found` lead to."""
+        seq, table = self.sequence, self.table
+        seeds, stack = set(), list(found)
+        while stack:
+            moment = stack.pop()
+            if not moment.duel:
+                seeds.add(table.number(moment.active, moment.pair))
+                continue
+            if moment in duels:
+                continue
+            duels[moment] = len(duels)
+            for action in self.duel_actions(moment):
+                stack.extend(nxt for _, nxt in seq.after(moment, action))
+        return sorted(seeds)
+
+    def duel_actions(self, moment: Moment) -> tuple:
+        """The actions of an F3 moment's mover: OPTIMAL's candidates, else its wiseParry (or
+        no parry, None)."""
+        seq = self.sequence
+        if seq.fighters[moment.active].strategy == "OPTIMAL":
+            return seq.candidates(moment)
+        return (seq.duelist_parry(moment),)
+
+    def _closure(self, numbers: np.ndarray) -> np.ndarray:
+        """The F4 moments reachable from `numbers` by any outcome of any action."""
+        table = self.table
+        seen = np.zeros(table.size, dtype=bool)
+        seen[numbers] = True
+        frontier = numbers
+        while len(frontier):
+            nxt = table._next[frontier].ravel()
+            nxt = np.unique(nxt[nxt >= 0])
+            frontier = nxt[~seen[nxt]]
+            seen[frontier] = True
+        return np.flatnonzero(seen)
+
+    def _order(self, openings: dict[int, list[tuple[Odds, int, int, Moment]]]) -> None:
+        """Number the nodes (successes left, then F3 before F4, upwards) and build the
+        arrays of nodes, actions, outcomes and openings."""
+        seq, table, numbers = self.sequence, self.table, self.numbers
+        left = np.array(table.left)[numbers]
+        duel_left = np.array([sum(m.pair[0][:2]) + sum(m.pair[1][:2]) for m in self.duels])
+        duel_stage = np.array([2 if m.active == seq.first else 1 for m in self.duels])
+        keys = np.concatenate([3 * left, 3 * duel_left + duel_stage]).astype(np.int64)
+        order = np.argsort(keys, kind="stable")
+        ids = np.empty(len(keys), dtype=np.int64)
+        ids[order] = np.arange(len(keys))
+        self.nodes = nodes = len(keys)
+        f4, duel_ids = ids[: len(numbers)], ids[len(numbers) :]
+        self.f4_ids = f4
+        self.by_moment = dict(zip(self.duels, duel_ids.tolist(), strict=True))
+        index = np.full(table.size, -1, dtype=np.int64)
+        index[numbers] = f4
+        self.index = index
+        total = np.empty(nodes, dtype=np.int64)
+        total[order] = keys[order] // 3
+        self.exponent = self.depth * total
+
+        mover = np.empty(nodes, dtype=np.int64)
+        mover[f4] = np.array(table.mover)[numbers]
+        mover[duel_ids] = [m.active for m in self.duels]
+        self.mover = mover
+        ended = np.full(nodes, -1, dtype=np.int64)
+        over = np.array(table.over)[numbers]
+        used = np.array(table.relics_used, dtype=np.int64).reshape(-1, 2)[numbers]
+        ended[f4[over]] = 3 * used[over, 0] + used[over, 1]
+        self.ended = ended
+        self.tactical = np.zeros(nodes, dtype=bool)
+        self.tactical[f4[~over]] = True
+        # the facts of §9.5 and the projected moves of every tactical node (§9.6)
+        self.facts = np.zeros((nodes, 6), dtype=np.int64)
+        for column, name in enumerate(("hit", "always", "stun", "block", "reach", "wise")):
+            self.facts[f4, column] = np.array(getattr(table, name), dtype=np.int64)[numbers]
+        self.pnext = np.full((nodes, 4), -1, dtype=np.int64)
+        self.pdmg = np.zeros((nodes, 4), dtype=np.int64)
+        for code in range(4):
+            nxt = np.array(table.next[code])[numbers]
+            self.pnext[f4, code] = np.where(nxt >= 0, index[np.maximum(nxt, 0)], -1)
+            self.pdmg[f4, code] = np.array(table.damage[code])[numbers]
+        self._actions(openings)
+
+    def _actions(self, openings: dict[int, list[tuple[Odds, int, int, Moment]]]) -> None:
+        """Actions (per node, in O4's order) and their outcomes, as CSR arrays."""
+        table, numbers, f4 = self.table, self.numbers, self.f4_ids
+        a = table._a[numbers]  # (F4 nodes, code, slot)
+        valid = a > 0
+        fi, code = np.nonzero(valid.any(axis=2))
+        act_node, act_code = [f4[fi]], [code]
+        bi, bcode, bslot = np.nonzero(valid)
+        n = numbers[bi]
+        branch = {
+            "node": f4[bi],
+            "code": bcode,
+            "a": a[bi, bcode, bslot],
+            "d": table._d[n, bcode, bslot],
+            "next": self.index[table._next[n, bcode, bslot]],
+            "dmg": table._damage[n, bcode, bslot],
+        }
+        duel_rows: list[tuple[int, int, int, int, int, int]] = []  # node, code, a, d, next, dmg
+        by_moment, seq = self.by_moment, self.sequence
+        duel_actions = []
+        for moment, i in by_moment.items():
+            for position, action in enumerate(self.duel_actions(moment)):
+                c = CODE[action] if action else -1
+                duel_actions.append((i, position, c))
+                for (oa, od), nxt in seq.after(moment, action):
+                    duel_rows.append((i, c, oa, od, self.node_of(nxt, by_moment), 0))
+        # every action row: (node, order within node, code)
+        rows_node = np.concatenate(
+            [*act_node, np.array([r[0] for r in duel_actions], dtype=np.int64)]
+        )
+        rows_code = np.concatenate(
+            [*act_code, np.array([r[2] for r in duel_actions], dtype=np.int64)]
+        )
+        rows_order = np.concatenate([code, np.array([r[1] for r in duel_actions], dtype=np.int64)])
+        order = np.lexsort((rows_order, rows_node))
+        rows_node, rows_code = rows_node[order], rows_code[order]
+        self.act_start = np.searchsorted(rows_node, np.arange(self.nodes + 1)).astype(np.int64)
+        # the index of (node, code) among the actions, codes −1..3 as columns 0..4
+        action_of = np.full((self.nodes, 5), -1, dtype=np.int64)
+        action_of[rows_node, rows_code + 1] = np.arange(len(rows_node))
+        self.position = np.where(
+            action_of[:, 1:] >= 0, action_of[:, 1:] - self.act_start[:-1, None], -1
+        )
+        if duel_rows:
+            extra = np.array(duel_rows, dtype=object)
+            for k, name in enumerate(("node", "code", "a", "d", "next", "dmg")):
+                branch[name] = np.concatenate([branch[name], extra[:, k].astype(np.int64)])
+        owner = action_of[branch["node"], branch["code"] + 1]
+        order = np.argsort(owner, kind="stable")
+        self.br_start = np.searchsorted(owner[order], np.arange(len(rows_node) + 1)).astype(
+            np.int64
+        )
+        self.br_odds = list(
+            zip(branch["a"][order].tolist(), branch["d"][order].tolist(), strict=True)
+        )
+        self.br_next = branch["next"][order]
+        self.br_dmg = branch["dmg"][order]
+        useful = self.tactical[rows_node]
+        if (self.br_next < 0).any() or (self.pnext[rows_node[useful], rows_code[useful]] < 0).any():
+            raise AssertionError("an outcome leads outside the graph")
+        # openings per relics used (3·A's + B's)
+        op = sorted(
+            (r, odds, la, lb, self.node_of(moment, by_moment))
+            for r, rows in openings.items()
+            for odds, la, lb, moment in rows
+        )
+        self.op_start = np.searchsorted(
+            np.array([o[0] for o in op], dtype=np.int64), np.arange(10)
+        ).astype(np.int64)
+        self.op_odds = [o[1] for o in op]
+        self.op_la = np.array([o[2] for o in op], dtype=np.int64)
+        self.op_lb = np.array([o[3] for o in op], dtype=np.int64)
+        self.op_node = np.array([o[4] for o in op], dtype=np.int64)
+
+    def check(self, solving: int, pushing: int) -> None:
+        """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`."""
+        per_cell = 9 + 16 * (1 + solving) * (self.optimal) + self.rounds + 8 * (1 + pushing)
+        if self.nodes * self.cells * per_cell > MEMORY_BUDGET:
+            if not self.optimal:
+                raise too_large("bytes", MEMORY_BUDGET)
+            side = "fighterA" if self.strategies[0] == kernels.OPTIMAL else "fighterB"
+            raise InputError(
+                "LIMIT_EXCEEDED",
+                f"{side}.strategy",
+                f"OPTIMAL would need more than {MEMORY_BUDGET} bytes for these attacks, "
+                "wounds and rounds; use fewer of them or a heuristic strategy",
+                MEMORY_BUDGET,
+            )
+
+    def node_of(self, moment: Moment, duels: dict[Moment, int]) -> int:
+        if moment.duel:
+            return duels[moment]
+        return int(self.index[self.table.number(moment.active, moment.pair)])
+
+
+def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:
+    """a / 6**d modulo each prime, per odds (rows)."""
+    inverse = {}
+    out = np.zeros((len(odds), len(primes)), dtype=np.int64)
+    for row, (a, d) in enumerate(odds):
+        found = inverse.get((a, d))
+        if found is None:
+            found = inverse[(a, d)] = [a % p * pow(6, -d, p) % p for p in primes]
+        out[row] = found
+    return out
+
+
+def floats(odds: list[Odds]) -> np.ndarray:
+    return np.array([a / power6(d) for a, d in odds])
+
+
+def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Garner's inverses (p_i⁻¹ modulo p_j) and the mixed-radix digits of (M − 1) / 2."""
+    k = len(primes)
+    inverses = np.zeros((k, k), dtype=np.int64)
+    for i in range(k):
+        for j in range(i + 1, k):
+            inverses[i, j] = pow(primes[i], -1, primes[j])
+    half, digits = (prod(primes) - 1) // 2, []
+    for p in primes:
+        half, digit = divmod(half, p)
+        digits.append(digit)
+    return inverses, np.array(digits, dtype=np.int64)
+
+
+def crt(column: list[int], primes: tuple[int, ...]) -> int:
+    """The integer in [0, M) with these residues."""
+    modulus = prod(primes)
+    return (
+        sum(
+            r * (modulus // p) * pow(modulus // p, -1, p)
+            for r, p in zip(column, primes, strict=True)
+        )
+        % modulus
+    )
+
+
+def resolve(
+    fight: Fight, sequence: Sequence, exact: bool
+) -> dict[tuple[int, int], Fraction | float]:
+    """The joint distribution of both fighters' final wounds, every choice made at every cell
+    of every node: heuristic ones by §9.5, OPTIMAL's by §9.8 (exactly, in both precisions)."""
+    flat = Flat(fight, sequence)
+    rounds, width, cells = flat.rounds, flat.width, flat.cells
+    largest = rounds * flat.step
+    # OPTIMAL: close values are told apart by numerators of at most 2·TOLERANCE·6**largest
+    solving = (
+        primes_above(ceil(2 * TOLERANCE.max() * 2**32) * power6(largest) >> 32)
+        if flat.optimal
+        else ()
+    )
+    pushing = primes_above(power6(largest)) if exact else ()
+    flat.check(len(solving), len(pushing))
+    most = max(solving, pushing, key=len)
+    moves = np.ascontiguousarray
+    br_res = residues(flat.br_odds, most)
+    op_res = residues(flat.op_odds, most)
+    br_p, op_p = floats(flat.br_odds), floats(flat.op_odds)
+    height = cells // width
+    codes = kernels.decide(
+        height, width, flat.mover, flat.tactical, flat.strategies, flat.pnext, flat.pdmg, flat.facts
+    )
+    moving = flat.strategies[flat.mover] == kernels.OPTIMAL
+    heuristic = np.zeros((flat.nodes, cells), dtype=np.int8)
+    chosen = flat.tactical & ~moving
+    heuristic[chosen] = np.take_along_axis(
+        flat.position[chosen], codes[chosen].astype(np.int64), axis=1
+    )
+    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
+
+    def arrays(primes: tuple[int, ...]) -> tuple:
+        k = len(primes)
+        return (
+            (flat.br_start, br_p, moves(br_res[:, :k]), flat.br_next, flat.br_dmg),
+            (flat.op_start, op_p, moves(op_res[:, :k]), flat.op_la, flat.op_lb, flat.op_node),
+            (np.array(primes, dtype=np.int64), 1.0 / np.array(primes, dtype=float)),
+        )
+
+    if flat.optimal:
+        branches, openings, (primes, inverses) = arrays(solving)
+        pow6 = np.array(
+            [[pow(6, e, p) for p in solving] for e in range(largest + 1)], dtype=np.int64
+        )
+        garners, half = garner(solving)
+        exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)
+        choices = kernels.solve(graph, branches, openings, rounds, height, width, exactly)
+    else:
+        choices = np.zeros((rounds, 1, 1), dtype=np.int8)
+    branches, openings, primes = arrays(pushing)
+    finals_f, finals_r = kernels.push(
+        graph, branches, openings, choices, rounds, flat.start, height, width, primes
+    )
+    if not exact:
+        return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}
+    den = power6(largest)
+    scale = [pow(6, largest, p) for p in pushing]
+    out = {}
+    for c in np.flatnonzero(finals_r.any(axis=1)).tolist():
+        column = [r * s % p for r, s, p in zip(finals_r[c].tolist(), scale, pushing, strict=True)]
+        out[divmod(c, width)] = Fraction(crt(column, pushing), den)
+    return out
+
+
+def too_large(what: str, limit: int) -> InputError:
+    """The refusal of a fight whose resolution would need more than `limit` of `what`."""
+    return InputError(
+        "LIMIT_EXCEEDED",
+        "options.rounds",
+        f"the exact resolution of this fight needs more than {limit} {what}; "
+        "use fewer rounds, attacks or wounds",
+        limit,
+    )
+
+
+def warm_up() -> None:
+    """Compile the loops (or load them from numba's cache) for every argument type they
+    take, so that no request pays for it: one small OPTIMAL fight of two sequences, in both
+    precisions."""
+    side = Fighter(attacks=2, wounds=3, strategy="OPTIMAL")
+    for exact in (False, True):
+        fight = Fight(side, side, FightOptions(rounds=2, exact=exact))
+        resolve(fight, Sequence(fight), exact)

@@ -1,0 +1,390 @@
+"""The compiled inner loops of a fight over the wounds grid (numba).
+
+A fight is flattened (`flat.Flat`) into nodes (wound-free moments) ordered so that every move
+goes to a lower node, actions per node and outcomes per action, all as arrays. The three loops
+here then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as
+a·width + b:
+
+* `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
+  §9.6 (`ends`) they compare, walking nodes upwards from the ends of the sequence;
+* `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and modulo a few primes,
+  so that close candidates are ordered exactly (`exact_sign`);
+* `push`: the real resolution (§9.7), probability mass pushed down the nodes, sequence after
+  sequence, as floats and (exact mode) modulo enough primes to recover every numerator.
+
+Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
+handful of arithmetic steps; interpreted (or as per-node numpy calls) that is tens to hundreds
+of milliseconds, compiled it is a few.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_DAMAGE, MIN_DAMAGE_TO_SELF, STRIKE, PARRY, OPTIMAL = range(5)
+"""Strategies as the loops know them."""
+
+jit = njit(cache=True, nogil=True)
+inline = njit(cache=True, nogil=True, inline="always")
+
+
+@inline
+def mulmod(a, b, p, inverse):
+    """a·b modulo p (a, b < p < 2**31), without an integer division: the quotient is
+    estimated in floats (`inverse` = 1 / p), off by at most one, and corrected."""
+    r = a * b - np.int64(float(a) * float(b) * inverse) * p
+    if r < 0:
+        return r + p
+    return r - p if r >= p else r
+
+
+@inline
+def addmod(a, b, p):
+    s = a + b
+    return s - p if s >= p else s
+
+
+@inline
+def hurt(a, b, width, x, dmg):
+    """The cell after fighter x deals `dmg` to the other at wounds (a, b); where one is at 0
+    nothing moves (the sequence is over there)."""
+    if a == 0 or b == 0:
+        return a * width + b
+    if x == 0:
+        return a * width + max(0, b - dmg)
+    return max(0, a - dmg) * width + b
+
+
+@inline
+def _choose(i, a, b, cell, width, x, strategy, plans, p, pnext, pdmg, facts):
+    """D0–D5 of §9.5 at one cell: mover x's action code playing `strategy`; `plan` holds, per
+    node and cell, the wounds that strategy compares at the end of the projection in which x
+    plays it and the other STRIKE."""
+    hit, block, reach, wise = facts[i, 0], facts[i, 3], facts[i, 4], facts[i, 5]
+    if facts[i, 1] or facts[i, 2]:  # D0, D1, D3
+        return hit
+    target = b if x == 0 else a
+    if target <= pdmg[i, hit]:  # D2
+        return hit
+    if block >= 0 and target <= reach:  # D4
+        return block
+    if strategy == STRIKE or wise < 0:  # D5
+        return hit
+    if strategy == PARRY:
+        return wise
+    struck = plans[p, pnext[i, hit], hurt(a, b, width, x, pdmg[i, hit])]
+    parried = plans[p, pnext[i, wise], cell]
+    if strategy == MIN_DAMAGE_TO_SELF:  # X's wounds at the end
+        return hit if struck >= parried else wise
+    return hit if struck <= parried else wise  # MAX_DAMAGE: Y's wounds at the end
+
+
+@jit
+def decide(height, width, mover, tactical, strategies, pnext, pdmg, facts):
+    """The heuristic movers' action codes (0–3) at every (tactical node, cell).
+
+    `pnext[i, code]`/`pdmg[i, code]` are an action's projected next node and damage (§9.6:
+    Relics and Feel No Pain never trigger), `facts[i]` what §9.5 asks about node i (hit,
+    always, stun, block, reach, wise). A fighter p playing MAX_DAMAGE or MIN_DAMAGE_TO_SELF
+    compares the projection in which it plays its strategy and the other STRIKE (D5), plan
+    p, by one fighter's wounds at its end: its own (MIN_DAMAGE_TO_SELF) or the other's, which
+    `plans[p]` carries per node and cell. Nodes are visited upwards, so every node's
+    successors are known."""
+    nodes, cells = len(mover), height * width
+    codes = np.full((nodes, cells), -1, np.int8)
+    plans = np.zeros((2, nodes, cells), np.int16)
+    needed = np.zeros(2, np.bool_)
+    tracked = np.zeros(2, np.int64)
+    for p in (0, 1):
+        needed[p] = strategies[p] == MAX_DAMAGE or strategies[p] == MIN_DAMAGE_TO_SELF
+        tracked[p] = p if strategies[p] == MIN_DAMAGE_TO_SELF else 1 - p
+    for i in range(nodes):
+        x = mover[i]
+        for a in range(height):
+            for b in range(width):
+                cell = a * width + b
+                if not tactical[i] or a == 0 or b == 0:
+                    for p in (0, 1):
+                        plans[p, i, cell] = a if tracked[p] == 0 else b
+                    continue
+                own = -1
+                if strategies[x] != OPTIMAL:
+                    own = _choose(
+                        i, a, b, cell, width, x, strategies[x], plans, x, pnext, pdmg, facts
+                    )
+                    codes[i, cell] = own
+                for p in (0, 1):
+                    if needed[p]:
+                        code = own
+                        if p != x:
+                            code = _choose(
+                                i, a, b, cell, width, x, STRIKE, plans, p, pnext, pdmg, facts
+                            )
+                        moved = hurt(a, b, width, x, pdmg[i, code])
+                        plans[p, i, cell] = plans[p, pnext[i, code], moved]
+    return codes
+
+
+@jit
+def exact_sign(residues, primes, garner, half):
+    """The sign of the integer n with |n| < M / 2 (M the product of `primes`) and these
+    residues: its mixed-radix digits (Garner) compared with those of (M − 1) / 2."""
+    k = len(primes)
+    digits = residues.copy()
+    for i in range(k):
+        for j in range(i + 1, k):
+            digits[j] = (digits[j] - digits[i]) % primes[j] * garner[i, j] % primes[j]
+    if not digits.any():
+        return 0
+    for i in range(k - 1, -1, -1):
+        if digits[i] != half[i]:
+            return -1 if digits[i] > half[i] else 1
+    return 1
+
+
+@inline
+def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row):
+    """The value of action j at wounds (a, b) modulo each prime, into out[row]: its outcomes'
+    values weighed by their odds."""
+    br_start, _, br_res, br_next, br_dmg = branches
+    for v in range(2):
+        for q in range(len(primes)):
+            out[row, v, q] = 0
+    for o in range(br_start[j], br_start[j + 1]):
+        nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
+        for v in range(2):
+            for q in range(len(primes)):
+                term = mulmod(br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q])
+                out[row, v, q] = addmod(out[row, v, q], term, primes[q])
+
+
+@jit
+def solve(graph, branches, openings, rounds, height, width, exact):
+    """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
+    node, cell) where an OPTIMAL fighter moves.
+
+    `graph` = (mover, whether it is OPTIMAL, relics index of a sequence's end or −1, the
+    exponent of 6 of a node's values within its sequence, heuristic choices, first action of
+    each node); `openings` the joint rolls of a sequence per relics index (as in `push`);
+    `exact` = (primes, their inverses as floats, 6**e modulo each for e up to the largest
+    exponent, Garner's inverses, digits of (M − 1) / 2, one sequence's exponent, the gaps in
+    U and D beyond which floats order two values as their exact values do).
+
+    Candidates are compared on U, then D (§9.8 O4): floats decide wide gaps, residues the
+    close ones, computed only for candidates that come close (`known`)."""
+    mover, optimal, ended, exponents, heuristic, act_start = graph
+    br_start, br_p, _, br_next, br_dmg = branches
+    op_start, op_p, op_res, op_la, op_lb, op_node = openings
+    primes, inverses, pow6, garner, half, step, tolerance = exact
+    nodes, k, cells = len(mover), len(primes), height * width
+    choices = np.zeros((rounds, nodes, cells), np.int8)
+    f = np.zeros((nodes, cells, 2))
+    r = np.zeros((nodes, cells, 2, k), np.int64)
+    start_f = np.zeros((9, cells, 2))
+    start_r = np.zeros((9, cells, 2, k), np.int64)
+    cf, cr = np.zeros((4, 2)), np.zeros((4, 2, k), np.int64)
+    known = np.zeros(4, np.bool_)
+    diff = np.zeros(k, np.int64)
+    for level in range(rounds):  # sequences left − 1
+        for i in range(nodes):
+            x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
+            exponent = exponents[i] + level * step
+            sign = 1 if x == 0 else -1
+            for a in range(height):
+                for b in range(width):
+                    cell = a * width + b
+                    if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
+                        u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
+                        f[i, cell, 0], f[i, cell, 1] = u, a - b
+                        for q in range(k):
+                            r[i, cell, 0, q] = u % primes[q]
+                            r[i, cell, 1, q] = (a - b) % primes[q]
+                        continue
+                    if ended[i] >= 0:  # the next sequence
+                        for v in range(2):
+                            f[i, cell, v] = start_f[ended[i], cell, v]
+                            for q in range(k):
+                                r[i, cell, v, q] = start_r[ended[i], cell, v, q]
+                        continue
+                    tried = count if optimal[i] else 1
+                    for c in range(tried):
+                        j = first + (c if optimal[i] else heuristic[i, cell])
+                        cf[c, 0] = cf[c, 1] = 0.0
+                        for o in range(br_start[j], br_start[j + 1]):
+                            nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
+                            cf[c, 0] += br_p[o] * f[nxt, moved, 0]
+                            cf[c, 1] += br_p[o] * f[nxt, moved, 1]
+                        known[c] = False
+                    best = 0
+                    for c in range(1, tried):
+                        wins = False
+                        for v in range(2):
+                            gap = (cf[c, v] - cf[best, v]) * sign
+                            if abs(gap) > tolerance[v]:
+                                wins = gap > 0
+                                break
+                            for e in (c, best):
+                                if not known[e]:
+                                    _after_residues(
+                                        first + e,
+                                        a,
+                                        b,
+                                        width,
+                                        x,
+                                        branches,
+                                        r,
+                                        primes,
+                                        inverses,
+                                        cr,
+                                        e,
+                                    )
+                                    known[e] = True
+                            equal = True
+                            for q in range(k):
+                                diff[q] = (
+                                    (cr[c, v, q] - cr[best, v, q])
+                                    % primes[q]
+                                    * pow6[exponent, q]
+                                    % primes[q]
+                                )
+                                equal = equal and diff[q] == 0
+                            if not equal:
+                                wins = exact_sign(diff, primes, garner, half) * sign > 0
+                                break
+                        if wins:
+                            best = c
+                    j = first + best
+                    if optimal[i]:
+                        choices[level, i, cell] = best
+                    else:
+                        j = first + heuristic[i, cell]
+                    if not known[best]:
+                        _after_residues(j, a, b, width, x, branches, r, primes, inverses, cr, best)
+                    for v in range(2):
+                        f[i, cell, v] = cf[best, v]
+                        for q in range(k):
+                            r[i, cell, v, q] = cr[best, v, q]
+        # the value of a sequence about to be rolled, per relics used (the next level's ends)
+        for relics in range(9):
+            for a in range(height):
+                for b in range(width):
+                    cell = a * width + b
+                    for v in range(2):
+                        start_f[relics, cell, v] = 0.0
+                        for q in range(k):
+                            start_r[relics, cell, v, q] = 0
+                    for o in range(op_start[relics], op_start[relics + 1]):
+                        moved = max(0, a - op_la[o]) * width + max(0, b - op_lb[o])
+                        node = op_node[o]
+                        for v in range(2):
+                            start_f[relics, cell, v] += op_p[o] * f[node, moved, v]
+                            for q in range(k):
+                                term = mulmod(
+                                    op_res[o, q], r[node, moved, v, q], primes[q], inverses[q]
+                                )
+                                start_r[relics, cell, v, q] = addmod(
+                                    start_r[relics, cell, v, q], term, primes[q]
+                                )
+    return choices
+
+
+@jit
+def _add(mass_f, mass_r, node, cell, p, res, m_f, m_r, primes, inverses):
+    """mass[node, cell] += odds (p as a float, `res` modulo each prime) × mass m."""
+    mass_f[node, cell] += p * m_f
+    for q in range(len(primes)):
+        term = mulmod(res[q], m_r[q], primes[q], inverses[q])
+        mass_r[node, cell, q] = addmod(mass_r[node, cell, q], term, primes[q])
+
+
+@jit
+def push(graph, branches, openings, choices, rounds, start, height, width, exact):
+    """The joint distribution of both fighters' final wounds over the cells: as floats, and
+    modulo each prime of `exact` = (primes, their inverses as floats), none in float mode.
+
+    Each sequence takes the mass of its starting cells per relics used, rolls (F1, F2:
+    `openings`, the curse moving cells) and pushes it down the nodes, each (node, cell) split
+    by the mover's choice there and by its action's odds; mass where a fighter falls leaves
+    for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
+    relics used and starts the next."""
+    mover, optimal, ended, _, heuristic, act_start = graph
+    br_start, br_p, br_res, br_next, br_dmg = branches
+    op_start, op_p, op_res, op_la, op_lb, op_node = openings
+    primes, inverses = exact
+    nodes, k, cells = len(mover), len(primes), height * width
+    mass_f = np.zeros((nodes + 1, cells))
+    mass_r = np.zeros((nodes + 1, cells, k), np.int64)
+    ends_f = np.zeros((9, cells))
+    ends_r = np.zeros((9, cells, k), np.int64)
+    ends_f[0, start] = 1.0
+    ends_r[0, start] = 1
+    for played in range(rounds):
+        level = rounds - 1 - played
+        mass_f[:nodes] = 0.0
+        mass_r[:nodes] = 0
+        for relics in range(9):
+            for a in range(height):
+                for b in range(width):
+                    cell = a * width + b
+                    m_f, m_r = ends_f[relics, cell], ends_r[relics, cell]
+                    if m_f == 0.0 and not m_r.any():
+                        continue
+                    for o in range(op_start[relics], op_start[relics + 1]):
+                        wa, wb = max(0, a - op_la[o]), max(0, b - op_lb[o])
+                        node = nodes if wa == 0 or wb == 0 else op_node[o]
+                        moved = wa * width + wb
+                        _add(
+                            mass_f,
+                            mass_r,
+                            node,
+                            moved,
+                            op_p[o],
+                            op_res[o],
+                            m_f,
+                            m_r,
+                            primes,
+                            inverses,
+                        )
+        ends_f[:] = 0.0
+        ends_r[:] = 0
+        for i in range(nodes - 1, -1, -1):
+            x = mover[i]
+            for a in range(1, height):
+                for b in range(1, width):
+                    cell = a * width + b
+                    m_f, m_r = mass_f[i, cell], mass_r[i, cell]
+                    if m_f == 0.0 and not m_r.any():
+                        continue
+                    if ended[i] >= 0:
+                        ends_f[ended[i], cell] += m_f
+                        for q in range(k):
+                            ends_r[ended[i], cell, q] = addmod(
+                                ends_r[ended[i], cell, q], m_r[q], primes[q]
+                            )
+                        continue
+                    j = act_start[i] + (
+                        choices[level, i, cell] if optimal[i] else heuristic[i, cell]
+                    )
+                    for o in range(br_start[j], br_start[j + 1]):
+                        moved = hurt(a, b, width, x, br_dmg[o])
+                        node = nodes if (b if x == 0 else a) <= br_dmg[o] else br_next[o]
+                        _add(
+                            mass_f,
+                            mass_r,
+                            node,
+                            moved,
+                            br_p[o],
+                            br_res[o],
+                            m_f,
+                            m_r,
+                            primes,
+                            inverses,
+                        )
+    finals_f, finals_r = mass_f[nodes], mass_r[nodes]
+    for relics in range(9):
+        for cell in range(cells):
+            finals_f[cell] += ends_f[relics, cell]
+            for q in range(k):
+                finals_r[cell, q] = addmod(finals_r[cell, q], ends_r[relics, cell, q], primes[q])
+    return finals_f, finals_r

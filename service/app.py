@@ -29,6 +29,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 
+from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
 from service.cache import LRU, Breaker, Cache, RedisTier
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
         )
         registry.rulesets()  # import every ruleset now, not in the first request
+        flat.warm_up()  # compile the fight's loops now (seconds once, then numba's cache)
         for module in modules:
             if hasattr(module, "startup"):
                 module.startup(app.state)

@@ -98,21 +98,26 @@ class Flat:
         seq, table = self.sequence, self.table
         duels: dict[Moment, int] = {}  # F3 moment → its index among the duels
         numbers = np.zeros(0, dtype=np.int64)  # F4 moments (table numbers) found
-        openings: dict[int, list[tuple[Odds, int, int, Moment]]] = {}
+        openings: dict[int, list[Moment] | np.ndarray] = {}
+        hands = np.array([(ca, na, cb, nb) for _, (ca, na, _), (cb, nb, _) in seq.rolls])
         relics = [(0, 0)]
         while relics:
-            found = []
+            seeds = []
             for ra, rb in relics:
-                rows = openings[3 * ra + rb] = []
-                for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-                    pair = (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
-                    moment = seq.opening_moment(pair)
-                    rows.append((odds, la, lb, moment))
-                    found.append(moment)
-            seeds = self._duels(found, duels)
-            numbers = self._closure(np.union1d(numbers, seeds))
-            over = np.array(table.over)[numbers]
-            ends = {table.relics_used[n] for n in numbers[over].tolist()}
+                if not seq.duelists:  # F4 at once
+                    found = openings[3 * ra + rb] = table.openings(seq.first, hands, (ra, rb))
+                    seeds.append(found)
+                    continue
+                moments = openings[3 * ra + rb] = [
+                    seq.opening_moment(
+                        (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
+                    )
+                    for ca, na, cb, nb in hands.tolist()
+                ]
+                seeds.append(self._duels(moments, duels))
+            numbers = self._closure(np.union1d(numbers, np.concatenate(seeds)))
+            over = table.columns["over"][numbers]
+            ends = {tuple(pair) for pair in table.columns["relics_used"][numbers[over]].tolist()}
             known = {(i // 3, i % 3) for i in openings}
             relics = sorted(ends - known) if self.rounds > 1 else []
         self.numbers = numbers
@@ -134,7 +139,7 @@ class Flat:
             duels[moment] = len(duels)
             for action in self.duel_actions(moment):
                 stack.extend(nxt for _, nxt in seq.after(moment, action))
-        return sorted(seeds)
+        return np.array(sorted(seeds), dtype=np.int64)
 
     def duel_actions(self, moment: Moment) -> tuple:
         """The actions of an F3 moment's mover: OPTIMAL's candidates, else its wiseParry (or
@@ -157,11 +162,12 @@ class Flat:
             seen[frontier] = True
         return np.flatnonzero(seen)
 
-    def _order(self, openings: dict[int, list[tuple[Odds, int, int, Moment]]]) -> None:
+    def _order(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
         """Number the nodes (successes left, then F3 before F4, upwards) and build the
         arrays of nodes, actions, outcomes and openings."""
         seq, table, numbers = self.sequence, self.table, self.numbers
-        left = np.array(table.left)[numbers]
+        columns = table.columns
+        left = columns["left"][numbers]
         duel_left = np.array([sum(m.pair[0][:2]) + sum(m.pair[1][:2]) for m in self.duels])
         duel_stage = np.array([2 if m.active == seq.first else 1 for m in self.duels])
         keys = np.concatenate([3 * left, 3 * duel_left + duel_stage]).astype(np.int64)
@@ -180,12 +186,12 @@ class Flat:
         self.exponent = self.depth * total
 
         mover = np.empty(nodes, dtype=np.int64)
-        mover[f4] = np.array(table.mover)[numbers]
+        mover[f4] = columns["mover"][numbers]
         mover[duel_ids] = [m.active for m in self.duels]
         self.mover = mover
         ended = np.full(nodes, -1, dtype=np.int64)
-        over = np.array(table.over)[numbers]
-        used = np.array(table.relics_used, dtype=np.int64).reshape(-1, 2)[numbers]
+        over = columns["over"][numbers]
+        used = columns["relics_used"][numbers]
         ended[f4[over]] = 3 * used[over, 0] + used[over, 1]
         self.ended = ended
         self.tactical = np.zeros(nodes, dtype=bool)
@@ -193,16 +199,15 @@ class Flat:
         # the facts of §9.5 and the projected moves of every tactical node (§9.6)
         self.facts = np.zeros((nodes, 6), dtype=np.int64)
         for column, name in enumerate(("hit", "always", "stun", "block", "reach", "wise")):
-            self.facts[f4, column] = np.array(getattr(table, name), dtype=np.int64)[numbers]
+            self.facts[f4, column] = columns[name][numbers]
         self.pnext = np.full((nodes, 4), -1, dtype=np.int64)
         self.pdmg = np.zeros((nodes, 4), dtype=np.int64)
-        for code in range(4):
-            nxt = np.array(table.next[code])[numbers]
-            self.pnext[f4, code] = np.where(nxt >= 0, index[np.maximum(nxt, 0)], -1)
-            self.pdmg[f4, code] = np.array(table.damage[code])[numbers]
+        nxt = table._next[numbers, :, 0]  # slot 0: the projection's outcome
+        self.pnext[f4] = np.where(nxt >= 0, index[np.maximum(nxt, 0)], -1)
+        self.pdmg[f4] = table._damage[numbers, :, 0]
         self._actions(openings)
 
-    def _actions(self, openings: dict[int, list[tuple[Odds, int, int, Moment]]]) -> None:
+    def _actions(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
         """Actions (per node, in O4's order) and their outcomes, as CSR arrays."""
         table, numbers, f4 = self.table, self.numbers, self.f4_ids
         a = table._a[numbers]  # (F4 nodes, code, slot)
@@ -262,19 +267,27 @@ class Flat:
         useful = self.tactical[rows_node]
         if (self.br_next < 0).any() or (self.pnext[rows_node[useful], rows_code[useful]] < 0).any():
             raise AssertionError("an outcome leads outside the graph")
-        # openings per relics used (3·A's + B's)
-        op = sorted(
-            (r, odds, la, lb, self.node_of(moment, by_moment))
-            for r, rows in openings.items()
-            for odds, la, lb, moment in rows
+        # openings per relics used (3·A's + B's): every joint roll, in the order of `rolls`
+        rolls = self.sequence.rolls
+        used = sorted(openings)
+        counts = np.zeros(10, dtype=np.int64)
+        counts[np.array(used) + 1] = len(rolls)
+        self.op_start = np.cumsum(counts)
+        self.op_odds = [odds for odds, _, _ in rolls] * len(used)
+        self.op_la = np.tile(
+            np.array([la for _, (_, _, la), _ in rolls], dtype=np.int64), len(used)
         )
-        self.op_start = np.searchsorted(
-            np.array([o[0] for o in op], dtype=np.int64), np.arange(10)
-        ).astype(np.int64)
-        self.op_odds = [o[1] for o in op]
-        self.op_la = np.array([o[2] for o in op], dtype=np.int64)
-        self.op_lb = np.array([o[3] for o in op], dtype=np.int64)
-        self.op_node = np.array([o[4] for o in op], dtype=np.int64)
+        self.op_lb = np.tile(
+            np.array([lb for _, _, (_, _, lb) in rolls], dtype=np.int64), len(used)
+        )
+        self.op_node = np.concatenate(
+            [
+                self.index[openings[r]]
+                if isinstance(openings[r], np.ndarray)
+                else np.array([self.node_of(m, by_moment) for m in openings[r]], dtype=np.int64)
+                for r in used
+            ]
+        )
 
     def check(self, solving: int, pushing: int) -> None:
         """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`."""
@@ -298,19 +311,19 @@ class Flat:
 
 
 def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:
-    """a / 6**d modulo each prime, per odds (rows)."""
-    inverse = {}
-    out = np.zeros((len(odds), len(primes)), dtype=np.int64)
-    for row, (a, d) in enumerate(odds):
-        found = inverse.get((a, d))
-        if found is None:
-            found = inverse[(a, d)] = [a % p * pow(6, -d, p) % p for p in primes]
-        out[row] = found
-    return out
+    """a / 6**d modulo each prime, per odds (rows), computed once per distinct odds."""
+    distinct = {pair: row for row, pair in enumerate(dict.fromkeys(odds))}
+    table = np.array(
+        [[a % p * pow(6, -d, p) % p for p in primes] for a, d in distinct], dtype=np.int64
+    ).reshape(len(distinct), len(primes))
+    return table[[distinct[pair] for pair in odds]]
 
 
 def floats(odds: list[Odds]) -> np.ndarray:
-    return np.array([a / power6(d) for a, d in odds])
+    """a / 6**d as floats (each rounded once), per odds."""
+    distinct = {pair: row for row, pair in enumerate(dict.fromkeys(odds))}
+    table = np.array([a / power6(d) for a, d in distinct])
+    return table[[distinct[pair] for pair in odds]]
 
 
 def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -356,29 +369,47 @@ def resolve(
     pushing = primes_above(power6(largest)) if exact else ()
     flat.check(len(solving), len(pushing))
     most = max(solving, pushing, key=len)
-    moves = np.ascontiguousarray
     br_res = residues(flat.br_odds, most)
     op_res = residues(flat.op_odds, most)
     br_p, op_p = floats(flat.br_odds), floats(flat.op_odds)
-    height = cells // width
-    codes = kernels.decide(
-        height, width, flat.mover, flat.tactical, flat.strategies, flat.pnext, flat.pdmg, flat.facts
-    )
-    moving = flat.strategies[flat.mover] == kernels.OPTIMAL
-    heuristic = np.zeros((flat.nodes, cells), dtype=np.int8)
-    chosen = flat.tactical & ~moving
-    heuristic[chosen] = np.take_along_axis(
-        flat.position[chosen], codes[chosen].astype(np.int64), axis=1
-    )
-    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
 
     def arrays(primes: tuple[int, ...]) -> tuple:
         k = len(primes)
         return (
-            (flat.br_start, br_p, moves(br_res[:, :k]), flat.br_next, flat.br_dmg),
-            (flat.op_start, op_p, moves(op_res[:, :k]), flat.op_la, flat.op_lb, flat.op_node),
+            (flat.br_start, br_p, np.ascontiguousarray(br_res[:, :k]), flat.br_next, flat.br_dmg),
+            (
+                flat.op_start,
+                op_p,
+                np.ascontiguousarray(op_res[:, :k]),
+                flat.op_la,
+                flat.op_lb,
+                flat.op_node,
+            ),
             (np.array(primes, dtype=np.int64), 1.0 / np.array(primes, dtype=float)),
         )
+
+    height = cells // width
+    moving = flat.strategies[flat.mover] == kernels.OPTIMAL
+    heuristic = np.zeros((flat.nodes, cells), dtype=np.int8)
+    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
+    branches, openings, _ = arrays(())
+    bounds = kernels.reach(graph, branches, openings, rounds, height - 1, width - 1)
+    lows = bounds[0].min(axis=0)
+    codes = kernels.decide(
+        height,
+        width,
+        lows,
+        flat.mover,
+        flat.tactical,
+        flat.strategies,
+        flat.pnext,
+        flat.pdmg,
+        flat.facts,
+    )
+    chosen = flat.tactical & ~moving
+    heuristic[chosen] = np.take_along_axis(
+        flat.position[chosen], np.maximum(codes[chosen], 0).astype(np.int64), axis=1
+    )
 
     if flat.optimal:
         branches, openings, (primes, inverses) = arrays(solving)
@@ -387,12 +418,12 @@ def resolve(
         )
         garners, half = garner(solving)
         exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)
-        choices = kernels.solve(graph, branches, openings, rounds, height, width, exactly)
+        choices = kernels.solve(graph, branches, openings, rounds, height, width, bounds, exactly)
     else:
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)
     branches, openings, primes = arrays(pushing)
     finals_f, finals_r = kernels.push(
-        graph, branches, openings, choices, rounds, flat.start, height, width, primes
+        graph, branches, openings, choices, rounds, flat.start, height, width, bounds[0], primes
     )
     if not exact:
         return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}

@@ -81,7 +81,7 @@ def _choose(i, a, b, cell, width, x, strategy, plans, p, pnext, pdmg, facts):
 
 
 @jit
-def decide(height, width, mover, tactical, strategies, pnext, pdmg, facts):
+def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts):
     """The heuristic movers' action codes (0–3) at every (tactical node, cell).
 
     `pnext[i, code]`/`pdmg[i, code]` are an action's projected next node and damage (§9.6:
@@ -101,8 +101,8 @@ def decide(height, width, mover, tactical, strategies, pnext, pdmg, facts):
         tracked[p] = p if strategies[p] == MIN_DAMAGE_TO_SELF else 1 - p
     for i in range(nodes):
         x = mover[i]
-        for a in range(height):
-            for b in range(width):
+        for a in range(lows[i, 0], height):
+            for b in range(lows[i, 1], width):
                 cell = a * width + b
                 if not tactical[i] or a == 0 or b == 0:
                     for p in (0, 1):
@@ -124,6 +124,59 @@ def decide(height, width, mover, tactical, strategies, pnext, pdmg, facts):
                         moved = hurt(a, b, width, x, pdmg[i, code])
                         plans[p, i, cell] = plans[p, pnext[i, code], moved]
     return codes
+
+
+@jit
+def reach(graph, branches, openings, rounds, start_a, start_b):
+    """Per (sequences left − 1, node): the least wounds of A and of B any cell reached there
+    may have (a reached cell lies between them and the starting wounds), the node's height
+    when it is not reached at all; and per (sequences left − 1, relics used) the same for
+    the ends of the sequence, where the next one starts.
+
+    Damage only ever lowers wounds, so these bounds follow every outcome of every action
+    forward from the starting cell, sequence after sequence; the loops then visit only the
+    cells inside them, far fewer than the whole grid in early nodes and first sequences."""
+    mover, _, ended, _, _, act_start = graph
+    br_start, _, _, br_next, br_dmg = branches
+    op_start, _, _, op_la, op_lb, op_node = openings
+    nodes = len(mover)
+    none = start_a + start_b + 1
+    lows = np.full((rounds, nodes, 2), none, np.int64)
+    ends = np.full((rounds, 9, 2), none, np.int64)
+    seeds = np.full((9, 2), none, np.int64)
+    seeds[0, 0], seeds[0, 1] = start_a, start_b
+    for level in range(rounds - 1, -1, -1):
+        for relics in range(9):
+            if seeds[relics, 0] == none:
+                continue
+            for o in range(op_start[relics], op_start[relics + 1]):
+                node = op_node[o]
+                lows[level, node, 0] = min(
+                    lows[level, node, 0], max(0, seeds[relics, 0] - op_la[o])
+                )
+                lows[level, node, 1] = min(
+                    lows[level, node, 1], max(0, seeds[relics, 1] - op_lb[o])
+                )
+        for i in range(nodes - 1, -1, -1):
+            lo_a, lo_b = lows[level, i, 0], lows[level, i, 1]
+            if lo_a == none:
+                continue
+            if ended[i] >= 0:
+                ends[level, ended[i], 0] = min(ends[level, ended[i], 0], max(1, lo_a))
+                ends[level, ended[i], 1] = min(ends[level, ended[i], 1], max(1, lo_b))
+                continue
+            x = mover[i]
+            for j in range(act_start[i], act_start[i + 1]):
+                for o in range(br_start[j], br_start[j + 1]):
+                    nxt = br_next[o]
+                    if x == 0:
+                        lows[level, nxt, 0] = min(lows[level, nxt, 0], lo_a)
+                        lows[level, nxt, 1] = min(lows[level, nxt, 1], max(0, lo_b - br_dmg[o]))
+                    else:
+                        lows[level, nxt, 0] = min(lows[level, nxt, 0], max(0, lo_a - br_dmg[o]))
+                        lows[level, nxt, 1] = min(lows[level, nxt, 1], lo_b)
+        seeds[:] = ends[level]
+    return lows, ends
 
 
 @jit
@@ -160,7 +213,7 @@ def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row):
 
 
 @jit
-def solve(graph, branches, openings, rounds, height, width, exact):
+def solve(graph, branches, openings, rounds, height, width, bounds, exact):
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
     node, cell) where an OPTIMAL fighter moves.
 
@@ -169,11 +222,13 @@ def solve(graph, branches, openings, rounds, height, width, exact):
     each node); `openings` the joint rolls of a sequence per relics index (as in `push`);
     `exact` = (primes, their inverses as floats, 6**e modulo each for e up to the largest
     exponent, Garner's inverses, digits of (M − 1) / 2, one sequence's exponent, the gaps in
-    U and D beyond which floats order two values as their exact values do).
+    U and D beyond which floats order two values as their exact values do); `bounds` what
+    `reach` returns: only the cells some sequence reaches are solved.
 
     Candidates are compared on U, then D (§9.8 O4): floats decide wide gaps, residues the
     close ones, computed only for candidates that come close (`known`)."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
+    lows, ends = bounds
     br_start, br_p, _, br_next, br_dmg = branches
     op_start, op_p, op_res, op_la, op_lb, op_node = openings
     primes, inverses, pow6, garner, half, step, tolerance = exact
@@ -191,8 +246,8 @@ def solve(graph, branches, openings, rounds, height, width, exact):
             x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
             exponent = exponents[i] + level * step
             sign = 1 if x == 0 else -1
-            for a in range(height):
-                for b in range(width):
+            for a in range(lows[level, i, 0], height):
+                for b in range(lows[level, i, 1], width):
                     cell = a * width + b
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
                         u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
@@ -265,10 +320,12 @@ def solve(graph, branches, openings, rounds, height, width, exact):
                         f[i, cell, v] = cf[best, v]
                         for q in range(k):
                             r[i, cell, v, q] = cr[best, v, q]
+        if level == rounds - 1:
+            break
         # the value of a sequence about to be rolled, per relics used (the next level's ends)
         for relics in range(9):
-            for a in range(height):
-                for b in range(width):
+            for a in range(ends[level + 1, relics, 0], height):
+                for b in range(ends[level + 1, relics, 1], width):
                     cell = a * width + b
                     for v in range(2):
                         start_f[relics, cell, v] = 0.0
@@ -299,7 +356,7 @@ def _add(mass_f, mass_r, node, cell, p, res, m_f, m_r, primes, inverses):
 
 
 @jit
-def push(graph, branches, openings, choices, rounds, start, height, width, exact):
+def push(graph, branches, openings, choices, rounds, start, height, width, lows, exact):
     """The joint distribution of both fighters' final wounds over the cells: as floats, and
     modulo each prime of `exact` = (primes, their inverses as floats), none in float mode.
 
@@ -307,7 +364,7 @@ def push(graph, branches, openings, choices, rounds, start, height, width, exact
     `openings`, the curse moving cells) and pushes it down the nodes, each (node, cell) split
     by the mover's choice there and by its action's odds; mass where a fighter falls leaves
     for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
-    relics used and starts the next."""
+    relics used and starts the next. Only the cells inside `lows` (`reach`) can hold mass."""
     mover, optimal, ended, _, heuristic, act_start = graph
     br_start, br_p, br_res, br_next, br_dmg = branches
     op_start, op_p, op_res, op_la, op_lb, op_node = openings
@@ -350,8 +407,8 @@ def push(graph, branches, openings, choices, rounds, start, height, width, exact
         ends_r[:] = 0
         for i in range(nodes - 1, -1, -1):
             x = mover[i]
-            for a in range(1, height):
-                for b in range(1, width):
+            for a in range(max(1, lows[level, i, 0]), height):
+                for b in range(max(1, lows[level, i, 1]), width):
                     cell = a * width + b
                     m_f, m_r = mass_f[i, cell], mass_r[i, cell]
                     if m_f == 0.0 and not m_r.any():

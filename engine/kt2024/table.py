@@ -318,6 +318,24 @@ class Table:
             + self._hands[1][(cb, nb)] * stride_b
         )
 
+    def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
+        """`number` of sequences' first F4 moments from both hands (rows of crits A,
+        normals A, crits B, normals B), every flag clear but the relics used carried in."""
+        sides = [
+            Side(
+                hands[:, 2 * x],
+                hands[:, 2 * x + 1],
+                {
+                    k: np.full(len(hands), relics[x])
+                    if k == "relics_used"
+                    else np.zeros(len(hands), bool)
+                    for k in self.kept[x]
+                },
+            )
+            for x in (0, 1)
+        ]
+        return self._encode(np.full(len(hands), first), sides)
+
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
         """Moment numbers of arrays of moments (whose turn normalised as in `number`); where
         a count went below 0 (an action that is not useful there) the number is meaningless."""
@@ -383,9 +401,17 @@ class Table:
                     self._d[here, code, slot] = d[here]
             facts.append(self._facts(fx, fy, xs, ys))
         a_moves = mover == 0
+        self.columns = {
+            "left": successes,
+            "over": successes == 0,
+            "mover": mover,
+            "relics_used": np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1),
+            **{name: np.where(a_moves, facts[0][name], facts[1][name]) for name in facts[0]},
+        }
+        """The same as arrays, for whole fights at once (`flat`)."""
         self.mover = mover.tolist()
         for name in facts[0]:
-            setattr(self, name, np.where(a_moves, facts[0][name], facts[1][name]).tolist())
+            setattr(self, name, self.columns[name].tolist())
         self.next = [self._next[:, code, 0].tolist() for code in range(4)]
         self.damage = [self._damage[:, code, 0].tolist() for code in range(4)]
 

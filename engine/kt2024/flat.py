@@ -61,7 +61,7 @@ def exponents(sequence: Sequence) -> tuple[int, int, int]:
     strike). A value at a node with t unresolved successes and l sequences after its own is
     a fraction over 6**(depth·t + l·step); the finals over 6**(rounds·step)."""
     depth = strike_dice(sequence.fighters)
-    top = max(ca + na + cb + nb for _, (ca, na, _), (cb, nb, _) in sequence.rolls)
+    top = sum(max(c + n for _, c, n, _ in rolls) for rolls in sequence.openings)
     return depth, top, sequence.rolls[0][0][1] + depth * top
 
 
@@ -259,9 +259,10 @@ class Flat:
         self.br_start = np.searchsorted(owner[order], np.arange(len(rows_node) + 1)).astype(
             np.int64
         )
-        self.br_odds = list(
-            zip(branch["a"][order].tolist(), branch["d"][order].tolist(), strict=True)
-        )
+        key = branch["a"][order] * 64 + branch["d"][order]  # odds a / 6**d, d < 64
+        distinct, self.br_odds = np.unique(key, return_inverse=True)
+        self.distinct = [divmod(k, 64) for k in distinct.tolist()]
+        """The distinct odds of the outcomes; `br_odds` indexes them."""
         self.br_next = branch["next"][order]
         self.br_dmg = branch["dmg"][order]
         useful = self.tactical[rows_node]
@@ -273,7 +274,7 @@ class Flat:
         counts = np.zeros(10, dtype=np.int64)
         counts[np.array(used) + 1] = len(rolls)
         self.op_start = np.cumsum(counts)
-        self.op_odds = [odds for odds, _, _ in rolls] * len(used)
+        self.used = used
         self.op_la = np.tile(
             np.array([la for _, (_, _, la), _ in rolls], dtype=np.int64), len(used)
         )
@@ -311,19 +312,26 @@ class Flat:
 
 
 def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:
-    """a / 6**d modulo each prime, per odds (rows), computed once per distinct odds."""
-    distinct = {pair: row for row, pair in enumerate(dict.fromkeys(odds))}
-    table = np.array(
-        [[a % p * pow(6, -d, p) % p for p in primes] for a, d in distinct], dtype=np.int64
-    ).reshape(len(distinct), len(primes))
-    return table[[distinct[pair] for pair in odds]]
+    """a / 6**d modulo each prime (columns), per odds (rows)."""
+    return np.array(
+        [[a % p * pow(6, -d, p) % p for p in primes] for a, d in odds], dtype=np.int64
+    ).reshape(len(odds), len(primes))
 
 
 def floats(odds: list[Odds]) -> np.ndarray:
-    """a / 6**d as floats (each rounded once), per odds."""
-    distinct = {pair: row for row, pair in enumerate(dict.fromkeys(odds))}
-    table = np.array([a / power6(d) for a, d in distinct])
-    return table[[distinct[pair] for pair in odds]]
+    """a / 6**d as floats, per odds."""
+    return np.array([a / power6(d) for a, d in odds])
+
+
+def roll_odds(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The odds of every joint roll of `flat`'s openings, as floats and modulo each prime:
+    the products of both fighters' own (rolls pair them up, A's outer)."""
+    mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
+    p = np.outer(floats(mine), floats(theirs)).ravel()
+    column = np.array(primes, dtype=np.int64)
+    r = (residues(mine, primes)[:, None, :] * residues(theirs, primes)[None, :, :]) % column
+    count = len(flat.used)
+    return np.tile(p, count), np.tile(r.reshape(len(p), len(primes)), (count, 1))
 
 
 def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -369,9 +377,9 @@ def resolve(
     pushing = primes_above(power6(largest)) if exact else ()
     flat.check(len(solving), len(pushing))
     most = max(solving, pushing, key=len)
-    br_res = residues(flat.br_odds, most)
-    op_res = residues(flat.op_odds, most)
-    br_p, op_p = floats(flat.br_odds), floats(flat.op_odds)
+    br_res = residues(flat.distinct, most)[flat.br_odds]
+    br_p = floats(flat.distinct)[flat.br_odds]
+    op_p, op_res = roll_odds(flat, most)
 
     def arrays(primes: tuple[int, ...]) -> tuple:
         k = len(primes)

@@ -70,10 +70,12 @@ class Sequence:
         self.strategies = (a.strategy, b.strategy)
         self.duelists = a.duelist or b.duelist
         self.relics = a.saintly_relics != "NONE" or b.saintly_relics != "NONE"
+        self.openings = (opening(a, b), opening(b, a))
+        """Each fighter's own F1 and F2 outcomes; `rolls` pairs them up."""
         self.rolls = [
             (times(oa, ob), (ca, na, la), (cb, nb, lb))
-            for oa, ca, na, la in opening(a, b)
-            for ob, cb, nb, lb in opening(b, a)
+            for oa, ca, na, la in self.openings[0]
+            for ob, cb, nb, lb in self.openings[1]
         ]
 
     @cached_property
@@ -81,12 +83,8 @@ class Sequence:
         """The tactical F4 moments of the fight, up to the most successes either fighter
         rolls, with their projected options (§9.5, §9.6)."""
         most = tuple(
-            (
-                max(roll[x][0] for roll in self.rolls),
-                max(roll[x][1] for roll in self.rolls),
-                max(roll[x][0] + roll[x][1] for roll in self.rolls),
-            )
-            for x in (1, 2)
+            (max(r[1] for r in rolls), max(r[2] for r in rolls), max(r[1] + r[2] for r in rolls))
+            for rolls in self.openings
         )
         return table_for(self.fighters, most)
 

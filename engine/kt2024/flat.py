@@ -398,12 +398,12 @@ def resolve(
 
     height = cells // width
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
-    heuristic = np.zeros((flat.nodes, cells), dtype=np.int8)
-    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
+    unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
+    graph = (flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
     branches, openings, _ = arrays(())
     bounds = kernels.reach(graph, branches, openings, rounds, height - 1, width - 1)
     lows = bounds[0].min(axis=0)
-    codes = kernels.decide(
+    heuristic = kernels.decide(
         height,
         width,
         lows,
@@ -413,11 +413,9 @@ def resolve(
         flat.pnext,
         flat.pdmg,
         flat.facts,
+        flat.position,
     )
-    chosen = flat.tactical & ~moving
-    heuristic[chosen] = np.take_along_axis(
-        flat.position[chosen], np.maximum(codes[chosen], 0).astype(np.int64), axis=1
-    )
+    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
 
     if flat.optimal:
         branches, openings, (primes, inverses) = arrays(solving)
@@ -431,7 +429,7 @@ def resolve(
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)
     branches, openings, primes = arrays(pushing)
     finals_f, finals_r = kernels.push(
-        graph, branches, openings, choices, rounds, flat.start, height, width, bounds[0], primes
+        graph, branches, openings, choices, rounds, flat.start, height, width, primes
     )
     if not exact:
         return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}

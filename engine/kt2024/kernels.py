@@ -56,33 +56,10 @@ def hurt(a, b, width, x, dmg):
     return max(0, a - dmg) * width + b
 
 
-@inline
-def _choose(i, a, b, cell, width, x, strategy, plans, p, pnext, pdmg, facts):
-    """D0–D5 of §9.5 at one cell: mover x's action code playing `strategy`; `plan` holds, per
-    node and cell, the wounds that strategy compares at the end of the projection in which x
-    plays it and the other STRIKE."""
-    hit, block, reach, wise = facts[i, 0], facts[i, 3], facts[i, 4], facts[i, 5]
-    if facts[i, 1] or facts[i, 2]:  # D0, D1, D3
-        return hit
-    target = b if x == 0 else a
-    if target <= pdmg[i, hit]:  # D2
-        return hit
-    if block >= 0 and target <= reach:  # D4
-        return block
-    if strategy == STRIKE or wise < 0:  # D5
-        return hit
-    if strategy == PARRY:
-        return wise
-    struck = plans[p, pnext[i, hit], hurt(a, b, width, x, pdmg[i, hit])]
-    parried = plans[p, pnext[i, wise], cell]
-    if strategy == MIN_DAMAGE_TO_SELF:  # X's wounds at the end
-        return hit if struck >= parried else wise
-    return hit if struck <= parried else wise  # MAX_DAMAGE: Y's wounds at the end
-
-
 @jit
-def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts):
-    """The heuristic movers' action codes (0–3) at every (tactical node, cell).
+def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts, position):
+    """The heuristic movers' choices (an action's index within its node, through
+    `position[i, code]`) at every (tactical node, cell), by D0–D5 of §9.5.
 
     `pnext[i, code]`/`pdmg[i, code]` are an action's projected next node and damage (§9.6:
     Relics and Feel No Pain never trigger), `facts[i]` what §9.5 asks about node i (hit,
@@ -90,9 +67,9 @@ def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts)
     compares the projection in which it plays its strategy and the other STRIKE (D5), plan
     p, by one fighter's wounds at its end: its own (MIN_DAMAGE_TO_SELF) or the other's, which
     `plans[p]` carries per node and cell. Nodes are visited upwards, so every node's
-    successors are known."""
+    successors are known; only cells that some sequence reaches (`lows`, from `reach`)."""
     nodes, cells = len(mover), height * width
-    codes = np.full((nodes, cells), -1, np.int8)
+    choices = np.zeros((nodes, cells), np.int8)
     plans = np.zeros((2, nodes, cells), np.int16)
     needed = np.zeros(2, np.bool_)
     tracked = np.zeros(2, np.int64)
@@ -100,7 +77,17 @@ def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts)
         needed[p] = strategies[p] == MAX_DAMAGE or strategies[p] == MIN_DAMAGE_TO_SELF
         tracked[p] = p if strategies[p] == MIN_DAMAGE_TO_SELF else 1 - p
     for i in range(nodes):
-        x = mover[i]
+        x, strategy = mover[i], strategies[mover[i]]
+        hit, plain, block, reach, wise = (
+            facts[i, 0],
+            facts[i, 1] or facts[i, 2],
+            facts[i, 3],
+            facts[i, 4],
+            facts[i, 5],
+        )
+        struck_node, struck_dmg = pnext[i, hit], pdmg[i, hit]
+        parried_node = pnext[i, wise] if wise >= 0 else 0
+        compares = strategy in (MAX_DAMAGE, MIN_DAMAGE_TO_SELF)
         for a in range(lows[i, 0], height):
             for b in range(lows[i, 1], width):
                 cell = a * width + b
@@ -108,22 +95,30 @@ def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts)
                     for p in (0, 1):
                         plans[p, i, cell] = a if tracked[p] == 0 else b
                     continue
-                own = -1
-                if strategies[x] != OPTIMAL:
-                    own = _choose(
-                        i, a, b, cell, width, x, strategies[x], plans, x, pnext, pdmg, facts
-                    )
-                    codes[i, cell] = own
+                target = b if x == 0 else a
+                # D0–D4, the same for every strategy (STRIKE's choice, with D5's strike)
+                strike = hit
+                if not plain and target > struck_dmg and block >= 0 and target <= reach:
+                    strike = block
+                own = strike
+                if strike == hit and not plain and target > struck_dmg and wise >= 0:  # D5
+                    if strategy == PARRY:
+                        own = wise
+                    elif compares:
+                        struck = plans[x, struck_node, hurt(a, b, width, x, struck_dmg)]
+                        parried = plans[x, parried_node, cell]
+                        if strategy == MIN_DAMAGE_TO_SELF:  # X's wounds at the end
+                            own = hit if struck >= parried else wise
+                        else:  # MAX_DAMAGE: Y's wounds at the end
+                            own = hit if struck <= parried else wise
+                if strategy != OPTIMAL:
+                    choices[i, cell] = position[i, own]
                 for p in (0, 1):
                     if needed[p]:
-                        code = own
-                        if p != x:
-                            code = _choose(
-                                i, a, b, cell, width, x, STRIKE, plans, p, pnext, pdmg, facts
-                            )
+                        code = own if p == x else strike
                         moved = hurt(a, b, width, x, pdmg[i, code])
                         plans[p, i, cell] = plans[p, pnext[i, code], moved]
-    return codes
+    return choices
 
 
 @jit
@@ -347,16 +342,29 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
 
 
 @jit
-def _add(mass_f, mass_r, node, cell, p, res, m_f, m_r, primes, inverses):
-    """mass[node, cell] += odds (p as a float, `res` modulo each prime) × mass m."""
-    mass_f[node, cell] += p * m_f
-    for q in range(len(primes)):
-        term = mulmod(res[q], m_r[q], primes[q], inverses[q])
-        mass_r[node, cell, q] = addmod(mass_r[node, cell, q], term, primes[q])
+def _holds(mass_f, mass_r, node, cell):
+    """Whether (node, cell) holds mass (exact mode: a float may underflow where the
+    residues do not)."""
+    if mass_f[node, cell] != 0.0:
+        return True
+    for q in range(mass_r.shape[2]):  # noqa: SIM110 - numba compiles no generators
+        if mass_r[node, cell, q] != 0:
+            return True
+    return False
 
 
 @jit
-def push(graph, branches, openings, choices, rounds, start, height, width, lows, exact):
+def _move(mass_f, mass_r, source, cell, target, moved, p, res, o, primes, inverses):
+    """mass[target, moved] += odds o (p as a float, res[o] modulo each prime) × the mass at
+    `source` (a row of `mass`, or of the sequence ends) and `cell`."""
+    mass_f[target, moved] += p[o] * source[0][cell]
+    for q in range(len(primes)):
+        term = mulmod(res[o, q], source[1][cell, q], primes[q], inverses[q])
+        mass_r[target, moved, q] = addmod(mass_r[target, moved, q], term, primes[q])
+
+
+@jit
+def push(graph, branches, openings, choices, rounds, start, height, width, exact):
     """The joint distribution of both fighters' final wounds over the cells: as floats, and
     modulo each prime of `exact` = (primes, their inverses as floats), none in float mode.
 
@@ -364,7 +372,8 @@ def push(graph, branches, openings, choices, rounds, start, height, width, lows,
     `openings`, the curse moving cells) and pushes it down the nodes, each (node, cell) split
     by the mover's choice there and by its action's odds; mass where a fighter falls leaves
     for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
-    relics used and starts the next. Only the cells inside `lows` (`reach`) can hold mass."""
+    relics used and starts the next. Only cells between the least wounds mass has reached a
+    node with (`least`) and the starting wounds are visited."""
     mover, optimal, ended, _, heuristic, act_start = graph
     br_start, br_p, br_res, br_next, br_dmg = branches
     op_start, op_p, op_res, op_la, op_lb, op_node = openings
@@ -376,65 +385,73 @@ def push(graph, branches, openings, choices, rounds, start, height, width, lows,
     ends_r = np.zeros((9, cells, k), np.int64)
     ends_f[0, start] = 1.0
     ends_r[0, start] = 1
+    least = np.zeros((nodes + 1, 2), np.int64)
     for played in range(rounds):
         level = rounds - 1 - played
         mass_f[:nodes] = 0.0
         mass_r[:nodes] = 0
+        least[:] = height + width
         for relics in range(9):
-            for a in range(height):
-                for b in range(width):
+            source = (ends_f[relics], ends_r[relics])
+            for a in range(1, height):
+                for b in range(1, width):
                     cell = a * width + b
-                    m_f, m_r = ends_f[relics, cell], ends_r[relics, cell]
-                    if m_f == 0.0 and not m_r.any():
+                    if not _holds(ends_f, ends_r, relics, cell):
                         continue
                     for o in range(op_start[relics], op_start[relics + 1]):
                         wa, wb = max(0, a - op_la[o]), max(0, b - op_lb[o])
                         node = nodes if wa == 0 or wb == 0 else op_node[o]
-                        moved = wa * width + wb
-                        _add(
+                        least[node, 0] = min(least[node, 0], wa)
+                        least[node, 1] = min(least[node, 1], wb)
+                        _move(
                             mass_f,
                             mass_r,
+                            source,
+                            cell,
                             node,
-                            moved,
-                            op_p[o],
-                            op_res[o],
-                            m_f,
-                            m_r,
+                            wa * width + wb,
+                            op_p,
+                            op_res,
+                            o,
                             primes,
                             inverses,
                         )
         ends_f[:] = 0.0
         ends_r[:] = 0
         for i in range(nodes - 1, -1, -1):
-            x = mover[i]
-            for a in range(max(1, lows[level, i, 0]), height):
-                for b in range(max(1, lows[level, i, 1]), width):
+            x, first, end = mover[i], act_start[i], ended[i]
+            source = (mass_f[i], mass_r[i])
+            for a in range(max(1, least[i, 0]), height):
+                for b in range(max(1, least[i, 1]), width):
                     cell = a * width + b
-                    m_f, m_r = mass_f[i, cell], mass_r[i, cell]
-                    if m_f == 0.0 and not m_r.any():
+                    if not _holds(mass_f, mass_r, i, cell):
                         continue
-                    if ended[i] >= 0:
-                        ends_f[ended[i], cell] += m_f
+                    if end >= 0:
+                        ends_f[end, cell] += mass_f[i, cell]
                         for q in range(k):
-                            ends_r[ended[i], cell, q] = addmod(
-                                ends_r[ended[i], cell, q], m_r[q], primes[q]
+                            ends_r[end, cell, q] = addmod(
+                                ends_r[end, cell, q], mass_r[i, cell, q], primes[q]
                             )
                         continue
-                    j = act_start[i] + (
-                        choices[level, i, cell] if optimal[i] else heuristic[i, cell]
-                    )
+                    j = first + (choices[level, i, cell] if optimal[i] else heuristic[i, cell])
+                    target = b if x == 0 else a
                     for o in range(br_start[j], br_start[j + 1]):
-                        moved = hurt(a, b, width, x, br_dmg[o])
-                        node = nodes if (b if x == 0 else a) <= br_dmg[o] else br_next[o]
-                        _add(
+                        dmg = br_dmg[o]
+                        node = nodes if target <= dmg else br_next[o]
+                        wa, wb = (a, max(0, b - dmg)) if x == 0 else (max(0, a - dmg), b)
+                        least[node, 0] = min(least[node, 0], wa)
+                        least[node, 1] = min(least[node, 1], wb)
+                        moved = wa * width + wb
+                        _move(
                             mass_f,
                             mass_r,
+                            source,
+                            cell,
                             node,
                             moved,
-                            br_p[o],
-                            br_res[o],
-                            m_f,
-                            m_r,
+                            br_p,
+                            br_res,
+                            o,
                             primes,
                             inverses,
                         )

@@ -354,13 +354,20 @@ def _holds(mass_f, mass_r, node, cell):
 
 
 @jit
-def _move(mass_f, mass_r, source, cell, target, moved, p, res, o, primes, inverses):
-    """mass[target, moved] += odds o (p as a float, res[o] modulo each prime) × the mass at
-    `source` (a row of `mass`, or of the sequence ends) and `cell`."""
-    mass_f[target, moved] += p[o] * source[0][cell]
+def _move(state, source, cell, node, wa, wb, odds, o):
+    """mass[node, (wa, wb)] += odds o (as a float, and modulo each prime) × the mass at
+    `source` (a row of `mass`, or of the sequence ends) and `cell`; `least` follows the
+    least wounds each node has received mass at. `state` = (mass as floats, as residues,
+    least, width, primes, their inverses as floats)."""
+    mass_f, mass_r, least, width, primes, inverses = state
+    p, res = odds
+    least[node, 0] = min(least[node, 0], wa)
+    least[node, 1] = min(least[node, 1], wb)
+    moved = wa * width + wb
+    mass_f[node, moved] += p[o] * source[0][cell]
     for q in range(len(primes)):
         term = mulmod(res[o, q], source[1][cell, q], primes[q], inverses[q])
-        mass_r[target, moved, q] = addmod(mass_r[target, moved, q], term, primes[q])
+        mass_r[node, moved, q] = addmod(mass_r[node, moved, q], term, primes[q])
 
 
 @jit
@@ -386,6 +393,7 @@ def push(graph, branches, openings, choices, rounds, start, height, width, exact
     ends_f[0, start] = 1.0
     ends_r[0, start] = 1
     least = np.zeros((nodes + 1, 2), np.int64)
+    state = (mass_f, mass_r, least, width, primes, inverses)
     for played in range(rounds):
         level = rounds - 1 - played
         mass_f[:nodes] = 0.0
@@ -401,21 +409,7 @@ def push(graph, branches, openings, choices, rounds, start, height, width, exact
                     for o in range(op_start[relics], op_start[relics + 1]):
                         wa, wb = max(0, a - op_la[o]), max(0, b - op_lb[o])
                         node = nodes if wa == 0 or wb == 0 else op_node[o]
-                        least[node, 0] = min(least[node, 0], wa)
-                        least[node, 1] = min(least[node, 1], wb)
-                        _move(
-                            mass_f,
-                            mass_r,
-                            source,
-                            cell,
-                            node,
-                            wa * width + wb,
-                            op_p,
-                            op_res,
-                            o,
-                            primes,
-                            inverses,
-                        )
+                        _move(state, source, cell, node, wa, wb, (op_p, op_res), o)
         ends_f[:] = 0.0
         ends_r[:] = 0
         for i in range(nodes - 1, -1, -1):
@@ -439,22 +433,7 @@ def push(graph, branches, openings, choices, rounds, start, height, width, exact
                         dmg = br_dmg[o]
                         node = nodes if target <= dmg else br_next[o]
                         wa, wb = (a, max(0, b - dmg)) if x == 0 else (max(0, a - dmg), b)
-                        least[node, 0] = min(least[node, 0], wa)
-                        least[node, 1] = min(least[node, 1], wb)
-                        moved = wa * width + wb
-                        _move(
-                            mass_f,
-                            mass_r,
-                            source,
-                            cell,
-                            node,
-                            moved,
-                            br_p,
-                            br_res,
-                            o,
-                            primes,
-                            inverses,
-                        )
+                        _move(state, source, cell, node, wa, wb, (br_p, br_res), o)
     finals_f, finals_r = mass_f[nodes], mass_r[nodes]
     for relics in range(9):
         for cell in range(cells):

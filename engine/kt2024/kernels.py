@@ -192,19 +192,25 @@ def exact_sign(residues, primes, garner, half):
 
 
 @inline
-def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row):
-    """The value of action j at wounds (a, b) modulo each prime, into out[row]: its outcomes'
-    values weighed by their odds."""
+def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row, v):
+    """Value v (U or D) of action j at wounds (a, b) modulo each prime, into out[row, v]:
+    its outcomes' values weighed by their odds."""
     br_start, _, br_res, br_next, br_dmg = branches
-    for v in range(2):
-        for q in range(len(primes)):
-            out[row, v, q] = 0
+    for q in range(len(primes)):
+        out[row, v, q] = 0
     for o in range(br_start[j], br_start[j + 1]):
         nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
-        for v in range(2):
-            for q in range(len(primes)):
-                term = mulmod(br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q])
-                out[row, v, q] = addmod(out[row, v, q], term, primes[q])
+        for q in range(len(primes)):
+            term = mulmod(br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q])
+            out[row, v, q] = addmod(out[row, v, q], term, primes[q])
+
+
+@inline
+def _residues_of(j, at, branches, r, exact, out, row, v):
+    """`_after_residues` with the cell and mover as `at` = (a, b, width, x)."""
+    a, b, width, x = at
+    primes, inverses = exact[0], exact[1]
+    _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row, v)
 
 
 @jit
@@ -221,7 +227,8 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
     `reach` returns: only the cells some sequence reaches are solved.
 
     Candidates are compared on U, then D (§9.8 O4): floats decide wide gaps, residues the
-    close ones, computed only for candidates that come close (`known`)."""
+    close ones (equal residues are equal values), computed only for the candidates and
+    values that come close (`known`) and for the value kept."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
     lows, ends = bounds
     br_start, br_p, _, br_next, br_dmg = branches
@@ -234,7 +241,7 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
     start_f = np.zeros((9, cells, 2))
     start_r = np.zeros((9, cells, 2, k), np.int64)
     cf, cr = np.zeros((4, 2)), np.zeros((4, 2, k), np.int64)
-    known = np.zeros(4, np.bool_)
+    known = np.zeros((4, 2), np.bool_)
     diff = np.zeros(k, np.int64)
     for level in range(rounds):  # sequences left − 1
         for i in range(nodes):
@@ -265,7 +272,7 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
                             nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
                             cf[c, 0] += br_p[o] * f[nxt, moved, 0]
                             cf[c, 1] += br_p[o] * f[nxt, moved, 1]
-                        known[c] = False
+                        known[c, 0] = known[c, 1] = False
                     best = 0
                     for c in range(1, tried):
                         wins = False
@@ -275,31 +282,18 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
                                 wins = gap > 0
                                 break
                             for e in (c, best):
-                                if not known[e]:
-                                    _after_residues(
-                                        first + e,
-                                        a,
-                                        b,
-                                        width,
-                                        x,
-                                        branches,
-                                        r,
-                                        primes,
-                                        inverses,
-                                        cr,
-                                        e,
-                                    )
-                                    known[e] = True
+                                if not known[e, v]:
+                                    at = (a, b, width, x)
+                                    _residues_of(first + e, at, branches, r, exact, cr, e, v)
+                                    known[e, v] = True
                             equal = True
                             for q in range(k):
-                                diff[q] = (
-                                    (cr[c, v, q] - cr[best, v, q])
-                                    % primes[q]
-                                    * pow6[exponent, q]
-                                    % primes[q]
-                                )
-                                equal = equal and diff[q] == 0
-                            if not equal:
+                                equal = equal and cr[c, v, q] == cr[best, v, q]
+                            if not equal:  # the numerators' difference, and its sign
+                                for q in range(k):
+                                    d = cr[c, v, q] - cr[best, v, q]
+                                    d = d + primes[q] if d < 0 else d
+                                    diff[q] = mulmod(d, pow6[exponent, q], primes[q], inverses[q])
                                 wins = exact_sign(diff, primes, garner, half) * sign > 0
                                 break
                         if wins:
@@ -309,8 +303,9 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
                         choices[level, i, cell] = best
                     else:
                         j = first + heuristic[i, cell]
-                    if not known[best]:
-                        _after_residues(j, a, b, width, x, branches, r, primes, inverses, cr, best)
+                    for v in range(2):
+                        if not known[best, v]:
+                            _residues_of(j, (a, b, width, x), branches, r, exact, cr, best, v)
                     for v in range(2):
                         f[i, cell, v] = cf[best, v]
                         for q in range(k):

@@ -13,7 +13,7 @@ from kt2024_fights import HEURISTICS, engine_fight, fights, slow
 
 from engine.errors import InputError
 from engine.kt2024 import fight as fight_module
-from engine.kt2024 import flat, primes
+from engine.kt2024 import flat, primes, table
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fighter, FightOptions
@@ -243,26 +243,50 @@ def test_optimal_refuses_fights_beyond_its_memory_budget(monkeypatch: pytest.Mon
     )
 
 
-@pytest.mark.parametrize(
-    ("module", "budget", "rounds", "limit"),
-    [(fight_module, "CELL_BUDGET", 1, 50), (flat, "MEMORY_BUDGET", 2, 2**14)],
-)
+@pytest.mark.parametrize("rounds", [1, 2])
 def test_fights_beyond_their_budget_are_refused(
-    monkeypatch: pytest.MonkeyPatch, module: object, budget: str, rounds: int, limit: int
+    monkeypatch: pytest.MonkeyPatch, rounds: int
 ) -> None:
-    monkeypatch.setattr(module, budget, limit)
+    """Past the grid's budget several sequences are refused; one heuristic sequence goes
+    cell by cell instead, and is refused past that path's own budget."""
+    monkeypatch.setattr(flat, "MEMORY_BUDGET", 2**14)
+    monkeypatch.setattr(fight_module, "CELL_BUDGET", 50)
     body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
     caught = refused(body)
+    limit = 2**14 if rounds > 1 else 50
+    assert (caught.code, caught.field, caught.limit) == ("LIMIT_EXCEEDED", "options.rounds", limit)
+
+
+def test_a_sequence_too_large_for_the_grid_goes_cell_by_cell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fallback of one heuristic sequence gives the grid's answer exactly."""
+    body = {
+        "fighterA": {"feelNoPain": 5, "saintlyRelics": "ONE_D6"},
+        "fighterB": {"attacks": 5},
+        "options": {},
+    }
+    want = joint(body)
+    monkeypatch.setattr(flat, "MEMORY_BUDGET", 0)
+    assert joint(body) == want
+
+
+def test_tables_beyond_their_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many attacks with rules that keep flags make many tactical moments: past the budget a
+    fight is refused while its table is being discovered, never left to exhaust the process."""
+    monkeypatch.setattr(table, "TABLE_BUDGET", 10_000)
+    side = {"attacks": 8, "saintlyRelics": "TWO_D6", "durable": True, "hammerhand2021": True}
+    caught = refused({"fighterA": side, "fighterB": side, "options": {}})
     assert (caught.code, caught.field, caught.limit) == (
         "LIMIT_EXCEEDED",
-        "options.rounds",
-        limit,
+        "fighterA.attacks",
+        10_000,
     )
 
 
 def by_sequence(body: dict, exact: bool = True) -> dict:
-    """`final_wounds` along the sequence-by-sequence path (`fight.final_wounds` takes it for
-    single sequences and OPTIMAL), whatever the rounds."""
+    """`final_wounds` along the cell-by-cell path (`fight.final_wounds` takes it for single
+    heuristic sequences too large for the grid), whatever the rounds."""
     fight = engine_fight(body, exact)
     return fight_module.by_sequence(fight, Sequence(fight), exact)
 
@@ -270,10 +294,9 @@ def by_sequence(body: dict, exact: bool = True) -> dict:
 @slow(40)
 @given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
 def test_wounds_grid_matches_sequence_by_sequence(body: dict) -> None:
-    """Several sequences on the wounds grid (`flat.resolve`) against the same fight played one
-    sequence and one pair of starting wounds at a time (`fight.Resolution`), exactly and
-    within 1e-12 in float mode, with JSON-ready wounds."""
-    body = {**body, "options": {**body["options"], "rounds": max(2, body["options"]["rounds"])}}
+    """The wounds grid (`flat.resolve`) against the same fight played one sequence and one
+    pair of starting wounds at a time (`fight.Resolution`), exactly and within 1e-12 in
+    float mode, with JSON-ready wounds."""
     assert joint(body) == by_sequence(body)
     floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
     assert floats.keys() == exact.keys()

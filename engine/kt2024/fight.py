@@ -1,9 +1,10 @@
 """The fight (§9): the exact distribution of both fighters' final wounds, and the outputs of §9.7.3.
 
 A sequence is a finite Markov chain over cells (a numbered moment of `table`, both fighters'
-wounds); a heuristic fight of one sequence pushes its probability mass forward cell by cell
-(`Resolution`), other fights go over the whole wounds grid (`flat`). Sequences follow each
-other on the distribution of starting wounds while both fighters stand and `rounds` allows.
+wounds); fights go over the whole wounds grid (`flat`), and a heuristic fight of one sequence
+too large for it pushes its probability mass forward cell by cell (`Resolution`). Sequences
+follow each other on the distribution of starting wounds while both fighters stand and
+`rounds` allows.
 """
 
 from __future__ import annotations
@@ -198,18 +199,16 @@ def put(table: dict, key: Any, w: Any) -> None:
 def final_wounds(fight: Fight, exact: bool) -> dict[tuple[int, int], Number]:
     """The joint distribution of (A's final wounds, B's final wounds).
 
-    Fights of several sequences, and every fight with an OPTIMAL fighter (whose values are
-    solved over all wounds anyway), run on the wounds grid (`flat.resolve`, compiled): the
-    mass of every pair of starting wounds moves through a sequence at once. A heuristic fight of one
-    sequence starts from a single pair of wounds and goes cell by cell (`by_sequence`),
-    visiting only the cells it can reach.
+    Fights run on the wounds grid (`flat`, compiled loops): every choice is made at every
+    reachable cell of every wound-free moment, and the mass moves through a sequence at once.
+    A heuristic fight of one sequence whose grid would not fit `flat.MEMORY_BUDGET` goes cell
+    by cell instead (`by_sequence`), holding only the cells its mass reaches.
     """
     sequence = Sequence(fight)
-    optimal = any(f.strategy == "OPTIMAL" for f in sequence.fighters)
-    rounds = fight.options.rounds
-    if rounds > 1 or optimal:
-        return flat.resolve(fight, sequence, exact)
-    return by_sequence(fight, sequence, exact)
+    grid = flat.Flat(fight, sequence)
+    if fight.options.rounds == 1 and not grid.optimal and not grid.fits(exact):
+        return by_sequence(fight, sequence, exact)
+    return flat.resolve(grid, exact)
 
 
 def by_sequence(fight: Fight, sequence: Sequence, exact: bool) -> dict[tuple[int, int], Number]:

@@ -290,10 +290,26 @@ class Flat:
             ]
         )
 
-    def check(self, solving: int, pushing: int) -> None:
+    def primes(self, exact: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The primes OPTIMAL's values and the exact masses are carried modulo. Close values
+        are told apart by numerators of at most 2·TOLERANCE·6**(rounds·step); masses are
+        numerators below 6**(rounds·step)."""
+        largest = power6(self.rounds * self.step)
+        solving = ()
+        if self.optimal:
+            solving = primes_above(ceil(2 * TOLERANCE.max() * 2**32) * largest >> 32)
+        return solving, primes_above(largest) if exact else ()
+
+    def fits(self, exact: bool) -> bool:
+        """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
+        within `MEMORY_BUDGET`."""
+        solving, pushing = (len(p) for p in self.primes(exact))
+        per_cell = 9 + 16 * (1 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
+        return self.nodes * self.cells * per_cell <= MEMORY_BUDGET
+
+    def check(self, exact: bool) -> None:
         """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`."""
-        per_cell = 9 + 16 * (1 + solving) * (self.optimal) + self.rounds + 8 * (1 + pushing)
-        if self.nodes * self.cells * per_cell > MEMORY_BUDGET:
+        if not self.fits(exact):
             if not self.optimal:
                 raise too_large("bytes", MEMORY_BUDGET)
             side = "fighterA" if self.strategies[0] == kernels.OPTIMAL else "fighterB"
@@ -360,22 +376,13 @@ def crt(column: list[int], primes: tuple[int, ...]) -> int:
     )
 
 
-def resolve(
-    fight: Fight, sequence: Sequence, exact: bool
-) -> dict[tuple[int, int], Fraction | float]:
+def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     """The joint distribution of both fighters' final wounds, every choice made at every cell
     of every node: heuristic ones by §9.5, OPTIMAL's by §9.8 (exactly, in both precisions)."""
-    flat = Flat(fight, sequence)
+    flat.check(exact)
     rounds, width, cells = flat.rounds, flat.width, flat.cells
     largest = rounds * flat.step
-    # OPTIMAL: close values are told apart by numerators of at most 2·TOLERANCE·6**largest
-    solving = (
-        primes_above(ceil(2 * TOLERANCE.max() * 2**32) * power6(largest) >> 32)
-        if flat.optimal
-        else ()
-    )
-    pushing = primes_above(power6(largest)) if exact else ()
-    flat.check(len(solving), len(pushing))
+    solving, pushing = flat.primes(exact)
     most = max(solving, pushing, key=len)
     br_res = residues(flat.distinct, most)[flat.br_odds]
     br_p = floats(flat.distinct)[flat.br_odds]
@@ -460,4 +467,4 @@ def warm_up() -> None:
     side = Fighter(attacks=2, wounds=3, strategy="OPTIMAL")
     for exact in (False, True):
         fight = Fight(side, side, FightOptions(rounds=2, exact=exact))
-        resolve(fight, Sequence(fight), exact)
+        resolve(Flat(fight, Sequence(fight)), exact)

@@ -88,7 +88,10 @@ class Flat:
         self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
         self.strategies = np.array([STRATEGY[f.strategy] for f in sequence.fighters])
         self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
-        self.depth, _, self.step = exponents(sequence)
+        self.depth, top, self.step = exponents(sequence)
+        self.deepest = self.depth * top + (self.rounds - 1) * self.step
+        """The largest exponent of 6 under a value OPTIMAL compares (an opening's, with every
+        later sequence to play)."""
         self._discover()
 
     # ---- nodes ---------------------------------------------------------------------------
@@ -292,13 +295,13 @@ class Flat:
 
     def primes(self, exact: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The primes OPTIMAL's values and the exact masses are carried modulo. Close values
-        are told apart by numerators of at most 2·TOLERANCE·6**(rounds·step); masses are
-        numerators below 6**(rounds·step)."""
-        largest = power6(self.rounds * self.step)
+        are told apart by numerators of at most 2·TOLERANCE·6**deepest; masses are numerators
+        below 6**(rounds·step)."""
         solving = ()
         if self.optimal:
-            solving = primes_above(ceil(2 * TOLERANCE.max() * 2**32) * largest >> 32)
-        return solving, primes_above(largest) if exact else ()
+            bound = ceil(2 * TOLERANCE.max() * 2**32) * power6(self.deepest) >> 32
+            solving = primes_above(bound)
+        return solving, primes_above(power6(self.rounds * self.step)) if exact else ()
 
     def fits(self, exact: bool) -> bool:
         """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
@@ -427,7 +430,7 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     if flat.optimal:
         branches, openings, (primes, inverses) = arrays(solving)
         pow6 = np.array(
-            [[pow(6, e, p) for p in solving] for e in range(largest + 1)], dtype=np.int64
+            [[pow(6, e, p) for p in solving] for e in range(flat.deepest + 1)], dtype=np.int64
         )
         garners, half = garner(solving)
         exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)

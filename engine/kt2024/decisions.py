@@ -1,7 +1,7 @@
 """The parries the heuristic strategies' decisions (§9.5) name: wiseParry and D4's last block.
 
-The decisions themselves run on numbered moments (`projection` cell by cell, `grid` over the
-wounds grid); F3's Duelist parry (`sequence`) and `table`'s D4 candidates use these.
+The decisions themselves run on numbered moments (`kernels.decide` over the wounds grid,
+`projection` cell by cell); F3's Duelist parry (`sequence`) and `table`'s D4 candidates use these.
 """
 
 from __future__ import annotations

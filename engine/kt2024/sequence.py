@@ -2,8 +2,8 @@
 
 F1 and F2 (the roll and the curse damage) produce the opening pairs; F3 (Duelist) and F4
 (alternation) are moments whose mover takes one action. Who may do what is decided here; what a
-mover chooses is the strategies' business (`decisions` and `grid` for the heuristics,
-`optimal` for OPTIMAL).
+mover chooses is the strategies' business (`decisions` and `kernels.decide` for the
+heuristics, `kernels.solve` for OPTIMAL).
 """
 
 from __future__ import annotations

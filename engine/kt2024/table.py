@@ -3,9 +3,11 @@
 Within a sequence, what an action does to the unresolved successes and flags, and its damage,
 never depend on the wounds (§9.3, §9.4). The tactical part of a moment (both fighters'
 unresolved successes and the flags their rules read, without the relic bookkeeping no decision
-looks at, §9.6; and whose turn it is) is a point of a small product space, so every moment of
-the fight is numbered densely and the projected strike and parry rules run on all of them at
-once as numpy arrays. The §9.5 decisions (`projection`) then only look numbers up.
+looks at, §9.6; and whose turn it is) is a point of a product space (its key). Most of that
+space no sequence reaches, so the moments reachable from every opening are found by running
+the strike and parry rules on whole frontiers of them as numpy arrays, then numbered densely
+in the order of their keys. The §9.5 decisions (`kernels.decide`, `projection`) only look
+numbers up.
 
 The rules here are S1–S7 and S11 of §9.3 and §9.4, written once over arrays; Relics and Feel
 No Pain (S8, S9) never trigger in a projection and belong to the real resolution (`strike`).

@@ -18,6 +18,7 @@ odds are functions of the wound-free moment. So a fight is a graph of wound-free
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from math import ceil, prod
 
@@ -29,7 +30,7 @@ from . import kernels
 from .fight_state import Moment, Odds, Status
 from .fighter import Fight, Fighter, FightOptions
 from .primes import PRIMES
-from .sequence import Sequence
+from .sequence import Roll, Sequence
 from .strike import ACTIONS, strike_dice
 from .weights import power6
 
@@ -62,7 +63,8 @@ def exponents(sequence: Sequence) -> tuple[int, int, int]:
     a fraction over 6**(depth·t + l·step); the finals over 6**(rounds·step)."""
     depth = strike_dice(sequence.fighters)
     top = sum(max(c + n for _, c, n, _ in rolls) for rolls in sequence.openings)
-    return depth, top, sequence.rolls[0][0][1] + depth * top
+    roll_depth = sum(rolls[0][0][1] for rolls in sequence.openings)  # one power of 6 each
+    return depth, top, roll_depth + depth * top
 
 
 def primes_above(bound: int) -> tuple[int, ...]:
@@ -102,7 +104,7 @@ class Flat:
         duels: dict[Moment, int] = {}  # F3 moment → its index among the duels
         numbers = np.zeros(0, dtype=np.int64)  # F4 moments (table numbers) found
         openings: dict[int, list[Moment] | np.ndarray] = {}
-        hands = np.array([(ca, na, cb, nb) for _, (ca, na, _), (cb, nb, _) in seq.rolls])
+        hands = np.concatenate(joint(seq, lambda roll: roll[1:3]), axis=1)
         relics = [(0, 0)]
         while relics:
             seeds = []
@@ -272,18 +274,14 @@ class Flat:
         if (self.br_next < 0).any() or (self.pnext[rows_node[useful], rows_code[useful]] < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         # openings per relics used (3·A's + B's): every joint roll, in the order of `rolls`
-        rolls = self.sequence.rolls
+        curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         used = sorted(openings)
         counts = np.zeros(10, dtype=np.int64)
-        counts[np.array(used) + 1] = len(rolls)
+        counts[np.array(used) + 1] = len(curse_a)
         self.op_start = np.cumsum(counts)
         self.used = used
-        self.op_la = np.tile(
-            np.array([la for _, (_, _, la), _ in rolls], dtype=np.int64), len(used)
-        )
-        self.op_lb = np.tile(
-            np.array([lb for _, _, (_, _, lb) in rolls], dtype=np.int64), len(used)
-        )
+        self.op_la = np.tile(curse_a[:, 0], len(used))
+        self.op_lb = np.tile(curse_b[:, 0], len(used))
         self.op_node = np.concatenate(
             [
                 self.index[openings[r]]
@@ -328,6 +326,15 @@ class Flat:
         if moment.duel:
             return duels[moment]
         return int(self.index[self.table.number(moment.active, moment.pair)])
+
+
+def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:
+    """Per fighter, `pick` of its own F1 and F2 outcome for every joint roll (in the order of
+    `Sequence.rolls`, A's outer), as arrays of joint rolls × picked fields."""
+    mine, theirs = (
+        np.array([pick(r) for r in rolls], dtype=np.int64) for rolls in sequence.openings
+    )
+    return np.repeat(mine, len(theirs), axis=0), np.tile(theirs, (len(mine), 1))
 
 
 def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:

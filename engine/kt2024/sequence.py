@@ -72,7 +72,12 @@ class Sequence:
         self.relics = a.saintly_relics != "NONE" or b.saintly_relics != "NONE"
         self.openings = (opening(a, b), opening(b, a))
         """Each fighter's own F1 and F2 outcomes; `rolls` pairs them up."""
-        self.rolls = [
+
+    @cached_property
+    def rolls(self) -> list[tuple[Odds, tuple[int, int, int], tuple[int, int, int]]]:
+        """Every joint roll of F1 and F2: (odds, A's crits, normals and curse damage taken,
+        B's), A's outcomes outer."""
+        return [
             (times(oa, ob), (ca, na, la), (cb, nb, lb))
             for oa, ca, na, la in self.openings[0]
             for ob, cb, nb, lb in self.openings[1]

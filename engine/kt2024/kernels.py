@@ -22,6 +22,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+Array = np.ndarray
+Arrays = tuple[np.ndarray, ...]
+"""A tuple of arrays passed as one (a node's graph, outcomes, openings): numba takes tuples."""
+
 MAX_DAMAGE, MIN_DAMAGE_TO_SELF, STRIKE, PARRY, OPTIMAL = range(5)
 """Strategies as the loops know them."""
 
@@ -30,7 +34,7 @@ inline = njit(cache=True, nogil=True, inline="always")
 
 
 @inline
-def mulmod(a, b, p, inverse):
+def mulmod(a: int, b: int, p: int, inverse: float) -> int:
     """a·b modulo p (a, b < p < 2**31), without an integer division: the quotient is
     estimated in floats (`inverse` = 1 / p), off by at most one, and corrected."""
     r = a * b - np.int64(float(a) * float(b) * inverse) * p
@@ -40,13 +44,13 @@ def mulmod(a, b, p, inverse):
 
 
 @inline
-def addmod(a, b, p):
+def addmod(a: int, b: int, p: int) -> int:
     s = a + b
     return s - p if s >= p else s
 
 
 @inline
-def hurt(a, b, width, x, dmg):
+def hurt(a: int, b: int, width: int, x: int, dmg: int) -> int:
     """The cell after fighter x deals `dmg` to the other at wounds (a, b); where one is at 0
     nothing moves (the sequence is over there)."""
     if a == 0 or b == 0:
@@ -57,7 +61,18 @@ def hurt(a, b, width, x, dmg):
 
 
 @jit
-def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts, position):
+def decide(
+    height: int,
+    width: int,
+    lows: Array,
+    mover: Array,
+    tactical: Array,
+    strategies: Array,
+    pnext: Array,
+    pdmg: Array,
+    facts: Array,
+    position: Array,
+) -> Array:
     """The heuristic movers' choices (an action's index within its node, through
     `position[i, code]`) at every (tactical node, cell), by D0–D5 of §9.5.
 
@@ -122,7 +137,9 @@ def decide(height, width, lows, mover, tactical, strategies, pnext, pdmg, facts,
 
 
 @jit
-def reach(graph, branches, openings, rounds, start_a, start_b):
+def reach(
+    graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, start_a: int, start_b: int
+) -> tuple[Array, Array]:
     """Per (sequences left − 1, node): the least wounds of A and of B any cell reached there
     may have (a reached cell lies between them and the starting wounds), the node's height
     when it is not reached at all; and per (sequences left − 1, relics used) the same for
@@ -175,7 +192,7 @@ def reach(graph, branches, openings, rounds, start_a, start_b):
 
 
 @jit
-def exact_sign(residues, primes, garner, half):
+def exact_sign(residues: Array, primes: Array, garner: Array, half: Array) -> int:
     """The sign of the integer n with |n| < M / 2 (M the product of `primes`) and these
     residues: its mixed-radix digits (Garner) compared with those of (M − 1) / 2."""
     k = len(primes)
@@ -192,7 +209,20 @@ def exact_sign(residues, primes, garner, half):
 
 
 @inline
-def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row, v):
+def _after_residues(
+    j: int,
+    a: int,
+    b: int,
+    width: int,
+    x: int,
+    branches: Arrays,
+    r: Array,
+    primes: Array,
+    inverses: Array,
+    out: Array,
+    row: int,
+    v: int,
+) -> None:
     """Value v (U or D) of action j at wounds (a, b) modulo each prime, into out[row, v]:
     its outcomes' values weighed by their odds."""
     br_start, _, br_res, br_next, br_dmg = branches
@@ -206,7 +236,9 @@ def _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row, 
 
 
 @inline
-def _residues_of(j, at, branches, r, exact, out, row, v):
+def _residues_of(
+    j: int, at: tuple, branches: Arrays, r: Array, exact: tuple, out: Array, row: int, v: int
+) -> None:
     """`_after_residues` with the cell and mover as `at` = (a, b, width, x)."""
     a, b, width, x = at
     primes, inverses = exact[0], exact[1]
@@ -214,7 +246,16 @@ def _residues_of(j, at, branches, r, exact, out, row, v):
 
 
 @jit
-def solve(graph, branches, openings, rounds, height, width, bounds, exact):
+def solve(
+    graph: Arrays,
+    branches: Arrays,
+    openings: Arrays,
+    rounds: int,
+    height: int,
+    width: int,
+    bounds: tuple[Array, Array],
+    exact: tuple,
+) -> Array:
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
     node, cell) where an OPTIMAL fighter moves.
 
@@ -337,7 +378,7 @@ def solve(graph, branches, openings, rounds, height, width, bounds, exact):
 
 
 @jit
-def _holds(mass_f, mass_r, node, cell):
+def _holds(mass_f: Array, mass_r: Array, node: int, cell: int) -> bool:
     """Whether (node, cell) holds mass (exact mode: a float may underflow where the
     residues do not)."""
     if mass_f[node, cell] != 0.0:
@@ -349,7 +390,9 @@ def _holds(mass_f, mass_r, node, cell):
 
 
 @jit
-def _move(state, source, cell, node, wa, wb, odds, o):
+def _move(
+    state: tuple, source: Arrays, cell: int, node: int, wa: int, wb: int, odds: Arrays, o: int
+) -> None:
     """mass[node, (wa, wb)] += odds o (as a float, and modulo each prime) × the mass at
     `source` (a row of `mass`, or of the sequence ends) and `cell`; `least` follows the
     least wounds each node has received mass at. `state` = (mass as floats, as residues,
@@ -366,7 +409,17 @@ def _move(state, source, cell, node, wa, wb, odds, o):
 
 
 @jit
-def push(graph, branches, openings, choices, rounds, start, height, width, exact):
+def push(
+    graph: Arrays,
+    branches: Arrays,
+    openings: Arrays,
+    choices: Array,
+    rounds: int,
+    start: int,
+    height: int,
+    width: int,
+    exact: Arrays,
+) -> tuple[Array, Array]:
     """The joint distribution of both fighters' final wounds over the cells: as floats, and
     modulo each prime of `exact` = (primes, their inverses as floats), none in float mode.
 

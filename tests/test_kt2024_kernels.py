@@ -1,0 +1,42 @@
+"""The exact arithmetic of the compiled fight loops against Python's integers.
+
+OPTIMAL's exact comparisons and exact mode's masses rest on two small pieces of `kernels`:
+`mulmod` (a product modulo a prime below 2**31, its quotient estimated in floats) and
+`exact_sign` (the sign of an integer from its residues, by Garner's mixed-radix digits).
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.kt2024 import kernels
+from engine.kt2024.flat import garner
+from engine.kt2024.primes import PRIMES
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PRIMES[:8] + PRIMES[-2:]), st.data())
+def test_mulmod_is_the_product_modulo_the_prime(p: int, data: st.DataObject) -> None:
+    residue = st.integers(0, p - 1) | st.sampled_from([0, 1, p - 1, p - 2])
+    a, b = data.draw(residue), data.draw(residue)
+    assert kernels.mulmod(a, b, p, 1.0 / p) == a * b % p
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5), st.data())
+def test_exact_sign_recovers_the_sign_of_a_small_enough_integer(
+    k: int, data: st.DataObject
+) -> None:
+    primes = PRIMES[:k]
+    half_range = (prod(primes) - 1) // 2
+    n = data.draw(
+        st.integers(-half_range, half_range) | st.sampled_from([0, 1, -1, half_range, -half_range])
+    )
+    inverses, half = garner(primes)
+    residues = np.array([n % p for p in primes], dtype=np.int64)
+    column = np.array(primes, dtype=np.int64)
+    assert kernels.exact_sign(residues, column, inverses, half) == (n > 0) - (n < 0)

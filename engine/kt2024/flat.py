@@ -441,6 +441,8 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         )
         garners, half = garner(solving)
         exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)
+        most = kernels.exposure(graph, branches, openings, rounds)
+        bounds = (*bounds, most)
         choices = kernels.solve(graph, branches, openings, rounds, height, width, bounds, exactly)
     else:
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)

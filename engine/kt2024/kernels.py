@@ -192,6 +192,39 @@ def reach(
 
 
 @jit
+def exposure(graph: Arrays, branches: Arrays, openings: Arrays, rounds: int) -> Array:
+    """Per (sequences left − 1, node): the most damage each fighter may still take from there
+    to the battle's end, by any action and outcome, later sequences and their curse damage
+    included. A cell whose wounds exceed both is safe: no one can fall from it, so U is
+    exactly 0 for every candidate there and OPTIMAL needs no residues of U."""
+    mover, _, ended, _, _, act_start = graph
+    br_start, _, _, br_next, br_dmg = branches
+    op_start, _, _, op_la, op_lb, op_node = openings
+    nodes = len(mover)
+    most = np.zeros((rounds, nodes, 2), np.int64)
+    starts = np.zeros((9, 2), np.int64)
+    for level in range(rounds):
+        for i in range(nodes):
+            if ended[i] >= 0:
+                if level > 0:
+                    most[level, i, 0], most[level, i, 1] = starts[ended[i], 0], starts[ended[i], 1]
+                continue
+            y = 1 - mover[i]
+            for j in range(act_start[i], act_start[i + 1]):
+                for o in range(br_start[j], br_start[j + 1]):
+                    nxt = br_next[o]
+                    most[level, i, y] = max(most[level, i, y], br_dmg[o] + most[level, nxt, y])
+                    most[level, i, 1 - y] = max(most[level, i, 1 - y], most[level, nxt, 1 - y])
+        for relics in range(9):
+            starts[relics, 0] = starts[relics, 1] = 0
+            for o in range(op_start[relics], op_start[relics + 1]):
+                node = op_node[o]
+                starts[relics, 0] = max(starts[relics, 0], op_la[o] + most[level, node, 0])
+                starts[relics, 1] = max(starts[relics, 1], op_lb[o] + most[level, node, 1])
+    return most
+
+
+@jit
 def exact_sign(residues: Array, primes: Array, garner: Array, half: Array) -> int:
     """The sign of the integer n with |n| < M / 2 (M the product of `primes`) and these
     residues: its mixed-radix digits (Garner) compared with those of (M − 1) / 2."""
@@ -253,7 +286,7 @@ def solve(
     rounds: int,
     height: int,
     width: int,
-    bounds: tuple[Array, Array],
+    bounds: tuple[Array, Array, Array],
     exact: tuple,
 ) -> Array:
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
@@ -265,13 +298,13 @@ def solve(
     `exact` = (primes, their inverses as floats, 6**e modulo each for e up to the largest
     exponent, Garner's inverses, digits of (M − 1) / 2, one sequence's exponent, the gaps in
     U and D beyond which floats order two values as their exact values do); `bounds` what
-    `reach` returns: only the cells some sequence reaches are solved.
+    `reach` returns (only the cells some sequence reaches are solved) and `exposure`.
 
     Candidates are compared on U, then D (§9.8 O4): floats decide wide gaps, residues the
     close ones (equal residues are equal values), computed only for the candidates and
     values that come close (`known`) and for the value kept."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
-    lows, ends = bounds
+    lows, ends, most = bounds
     br_start, br_p, _, br_next, br_dmg = branches
     op_start, op_p, op_res, op_la, op_lb, op_node = openings
     primes, inverses, pow6, garner, half, step, tolerance = exact
@@ -306,6 +339,7 @@ def solve(
                                 r[i, cell, v, q] = start_r[ended[i], cell, v, q]
                         continue
                     tried = count if optimal[i] else 1
+                    safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here
                     for c in range(tried):
                         j = first + (c if optimal[i] else heuristic[i, cell])
                         cf[c, 0] = cf[c, 1] = 0.0
@@ -313,11 +347,15 @@ def solve(
                             nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
                             cf[c, 0] += br_p[o] * f[nxt, moved, 0]
                             cf[c, 1] += br_p[o] * f[nxt, moved, 1]
-                        known[c, 0] = known[c, 1] = False
+                        known[c, 0], known[c, 1] = safe, False
+                        if safe:
+                            cr[c, 0, :] = 0
                     best = 0
                     for c in range(1, tried):
                         wins = False
                         for v in range(2):
+                            if v == 0 and safe:  # both U exactly 0: D decides
+                                continue
                             gap = (cf[c, v] - cf[best, v]) * sign
                             if abs(gap) > tolerance[v]:
                                 wins = gap > 0

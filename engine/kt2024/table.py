@@ -15,7 +15,9 @@ No Pain (S8, S9) never trigger in a projection and belong to the real resolution
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -294,7 +296,7 @@ class Table:
             tuple(tuple((k, self.strides[f"{k}{x}"]) for k in self.kept[x]) for x in (0, 1)),
         )
         """Per fighter: its hand's stride, and (flag, stride) of the flags it keeps."""
-        self._build(self._reachable(hands))
+        self._build(*self._reachable(hands))
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, list[Side]]:
         """Whose turn it is and both sides at moments given by their keys (the mixed-radix
@@ -313,10 +315,11 @@ class Table:
             sides.append(Side(held[:, 0], held[:, 1], flags))
         return fields["active"], sides
 
-    def _reachable(self, hands: list[list[tuple[int, int]]]) -> np.ndarray:
-        """The keys of every moment a sequence can reach: from every pair of hands with
-        either fighter to act, flags clear and any relics used, by every outcome of every
-        action (the dense product of hands and flags is mostly unreachable)."""
+    def _reachable(self, hands: list[list[tuple[int, int]]]) -> tuple[np.ndarray, tuple]:
+        """The keys of every moment a sequence can reach, in order, with `_rules` at each:
+        from every pair of hands with either fighter to act, flags clear and any relics
+        used, by every outcome of every action (the dense product of hands and flags is
+        mostly unreachable). The rules run once per moment, on each frontier as it is found."""
         relics = [range(3) if "relics_used" in self.kept[x] else range(1) for x in (0, 1)]
         seeds = np.array(
             [
@@ -341,7 +344,7 @@ class Table:
             for x in (0, 1)
         ]
         seen = np.unique(self._encode(seeds[:, 0], sides))
-        frontier = seen
+        frontier, found = seen, []
         while len(frontier):
             if len(seen) * self.slots > TABLE_BUDGET:
                 raise InputError(
@@ -351,11 +354,20 @@ class Table:
                     "(× outcomes); use fewer attacks or fewer of the rules that keep flags",
                     TABLE_BUDGET,
                 )
-            nxt = self._rules(*self._sides(frontier))[0]
-            nxt = np.unique(nxt[nxt >= 0])
+            rules = self._rules(*self._sides(frontier))
+            found.append((frontier, rules))
+            nxt = np.unique(rules[0][rules[0] >= 0])
             frontier = np.setdiff1d(nxt, seen, assume_unique=True)
             seen = np.union1d(seen, frontier)
-        return seen
+        keys = np.concatenate([k for k, _ in found])
+        order = np.argsort(keys)
+
+        def gathered(pick: Callable[[tuple], np.ndarray]) -> np.ndarray:
+            return np.concatenate([pick(rules) for _, rules in found])[order]
+
+        arrays = tuple(gathered(itemgetter(i)) for i in range(5))
+        facts = {k: gathered(lambda rules, k=k: rules[5][k]) for k in found[0][1][5]}
+        return keys[order], (*arrays, facts)
 
     def number(self, active: int, pair: Pair) -> int:
         """The number of the F4 moment with `active` to act on `pair` (its wounds ignored); a
@@ -456,14 +468,14 @@ class Table:
         facts_of_mover = {k: np.where(a_moves, facts[0][k], facts[1][k]) for k in facts[0]}
         return nexts, damage, odds_a, odds_d, mover, facts_of_mover
 
-    def _build(self, keys: np.ndarray) -> None:
+    def _build(self, keys: np.ndarray, rules: tuple) -> None:
         """Number the reachable moments densely (in the order of their keys) and keep what
-        each action does there."""
+        each action does there (`rules`, as `_rules` gives it for those keys)."""
         self.keys = keys
         self.size = len(keys)
         self._index = dict(zip(keys.tolist(), range(self.size), strict=True))
-        active, sides = self._sides(keys)
-        nexts, self._damage, self._a, self._d, mover, facts = self._rules(active, sides)
+        _, sides = self._sides(keys)
+        nexts, self._damage, self._a, self._d, mover, facts = rules
         self._next = np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
         successes = sides[0].successes + sides[1].successes
         self.left = successes.tolist()

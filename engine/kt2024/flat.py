@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 from math import ceil, prod
+from operator import mul
 
 import numpy as np
 
@@ -374,16 +375,23 @@ def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     return inverses, np.array(digits, dtype=np.int64)
 
 
-def crt(column: list[int], primes: tuple[int, ...]) -> int:
-    """The integer in [0, M) with these residues."""
+def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list[int]:
+    """Per row of residues r (one per prime): the integer in [0, M) congruent to r·6**exponent
+    modulo each prime (Chinese remainder theorem, its weights computed once for all rows)."""
     modulus = prod(primes)
-    return (
-        sum(
-            r * (modulus // p) * pow(modulus // p, -1, p)
-            for r, p in zip(column, primes, strict=True)
-        )
-        % modulus
-    )
+    weights = [
+        pow(6, exponent, p) * (modulus // p) * pow(modulus // p, -1, p) % modulus for p in primes
+    ]
+    return [sum(map(mul, row, weights)) % modulus for row in rows.tolist()]
+
+
+def powers6(primes: tuple[int, ...], most: int) -> np.ndarray:
+    """6**e modulo each prime (columns) for e = 0 … `most` (rows)."""
+    out = np.ones((most + 1, len(primes)), dtype=np.int64)
+    column = np.array(primes, dtype=np.int64)
+    for e in range(1, most + 1):
+        out[e] = out[e - 1] * 6 % column
+    return out
 
 
 def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
@@ -393,10 +401,10 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     rounds, width, cells = flat.rounds, flat.width, flat.cells
     largest = rounds * flat.step
     solving, pushing = flat.primes(exact)
-    most = max(solving, pushing, key=len)
-    br_res = residues(flat.distinct, most)[flat.br_odds]
+    longest = max(solving, pushing, key=len)
+    br_res = residues(flat.distinct, longest)[flat.br_odds]
     br_p = floats(flat.distinct)[flat.br_odds]
-    op_p, op_res = roll_odds(flat, most)
+    op_p, op_res = roll_odds(flat, longest)
 
     def arrays(primes: tuple[int, ...]) -> tuple:
         k = len(primes)
@@ -436,13 +444,10 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
 
     if flat.optimal:
         branches, openings, (primes, inverses) = arrays(solving)
-        pow6 = np.array(
-            [[pow(6, e, p) for p in solving] for e in range(flat.deepest + 1)], dtype=np.int64
-        )
         garners, half = garner(solving)
+        pow6 = powers6(solving, flat.deepest)
         exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)
-        most = kernels.exposure(graph, branches, openings, rounds)
-        bounds = (*bounds, most)
+        bounds = (*bounds, kernels.exposure(graph, branches, openings, rounds))
         choices = kernels.solve(graph, branches, openings, rounds, height, width, bounds, exactly)
     else:
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)
@@ -452,13 +457,12 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     )
     if not exact:
         return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}
+    held = np.flatnonzero(finals_r.any(axis=1))
     den = power6(largest)
-    scale = [pow(6, largest, p) for p in pushing]
-    out = {}
-    for c in np.flatnonzero(finals_r.any(axis=1)).tolist():
-        column = [r * s % p for r, s, p in zip(finals_r[c].tolist(), scale, pushing, strict=True)]
-        out[divmod(c, width)] = Fraction(crt(column, pushing), den)
-    return out
+    return {
+        divmod(c, width): Fraction(n, den)
+        for c, n in zip(held.tolist(), numerators(finals_r[held], pushing, largest), strict=True)
+    }
 
 
 def too_large(what: str, limit: int) -> InputError:

@@ -50,14 +50,19 @@ def addmod(a: int, b: int, p: int) -> int:
 
 
 @inline
-def hurt(a: int, b: int, width: int, x: int, dmg: int) -> int:
-    """The cell after fighter x deals `dmg` to the other at wounds (a, b); where one is at 0
-    nothing moves (the sequence is over there)."""
+def struck(a: int, b: int, x: int, dmg: int) -> tuple[int, int]:
+    """Wounds (a, b) after fighter x deals `dmg` to the other; where one is at 0 nothing
+    moves (the sequence is over there)."""
     if a == 0 or b == 0:
-        return a * width + b
-    if x == 0:
-        return a * width + max(0, b - dmg)
-    return max(0, a - dmg) * width + b
+        return a, b
+    return (a, max(0, b - dmg)) if x == 0 else (max(0, a - dmg), b)
+
+
+@inline
+def hurt(a: int, b: int, width: int, x: int, dmg: int) -> int:
+    """`struck` as a cell."""
+    wa, wb = struck(a, b, x, dmg)
+    return wa * width + wb
 
 
 @jit
@@ -518,7 +523,7 @@ def push(
                     for o in range(br_start[j], br_start[j + 1]):
                         dmg = br_dmg[o]
                         node = nodes if target <= dmg else br_next[o]
-                        wa, wb = (a, max(0, b - dmg)) if x == 0 else (max(0, a - dmg), b)
+                        wa, wb = struck(a, b, x, dmg)
                         _move(state, source, cell, node, wa, wb, (br_p, br_res), o)
     finals_f, finals_r = mass_f[nodes], mass_r[nodes]
     for relics in range(9):

@@ -312,6 +312,27 @@ def test_optimal_residue_moduli_are_primes() -> None:
         assert p < 2**31 and p % 2 and all(p % k for k in range(3, int(p**0.5) + 1, 2))
 
 
+@pytest.mark.parametrize(("feel_no_pain", "wounds", "attacks"), [(4, 7, 2), (5, 6, 3)])
+def test_optimal_exact_comparisons_over_each_nodes_power_of_six(
+    feel_no_pain: int, wounds: int, attacks: int
+) -> None:
+    """Feel No Pain rolls dice within a sequence, so values sit over a different power of 6
+    at each node: with every comparison forced through the exact path, a candidate's
+    numerator must be over its own node's power (nodes once got another node's exponent,
+    which gave these fights wrong signs)."""
+    side = {**FIGHTER_DEFAULTS, "attacks": attacks, "hit": 3, "normalDamage": 2}
+    side |= {"criticalDamage": 3, "wounds": wounds, "strategy": "OPTIMAL"}
+    body = {
+        "fighterA": side,
+        "fighterB": {**side, "feelNoPain": feel_no_pain},
+        "options": {"firstToAct": "A", "rounds": 1},
+    }
+    oracle = Oracle(body["fighterA"], body["fighterB"], "A", 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flat, "TOLERANCE", flat.TOLERANCE * 1e12)
+        assert joint(body) == {w: p for w, p in oracle.finals().items() if p}
+
+
 @slow(20)
 @given(fights(max_attacks=2, max_wounds=6, strategies=("OPTIMAL", "OPTIMAL", "MAX_DAMAGE")))
 def test_optimal_exact_comparisons_match_oracle(body: dict) -> None:

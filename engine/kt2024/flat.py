@@ -187,9 +187,8 @@ class Flat:
         index = np.full(table.size, -1, dtype=np.int64)
         index[numbers] = f4
         self.index = index
-        total = np.empty(nodes, dtype=np.int64)
-        total[order] = keys[order] // 3
-        self.exponent = self.depth * total
+        self.exponent = self.depth * (keys[order] // 3)
+        """Per node, the exponent of 6 over which its values are fractions (`exponents`)."""
 
         mover = np.empty(nodes, dtype=np.int64)
         mover[f4] = columns["mover"][numbers]

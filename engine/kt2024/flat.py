@@ -48,8 +48,13 @@ TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
 their exact values do. Float error stays far below: every value is a convex combination of at
 most a few thousand terms of magnitude ≤ 1 for U, ≤ 30 for D, at most a few hundred levels
-deep. Closer candidates are compared exactly: their values are also carried modulo enough
-primes that the difference of two numerators within these gaps is recovered whole."""
+deep. Closer candidates are compared exactly: their numerators are also carried modulo 2**64
+and, when that is not enough, modulo primes, so that the difference of two numerators within
+these gaps is recovered whole."""
+
+WORD = 2**64
+"""OPTIMAL's first modulus: numerators modulo 2**64 are native, wrapping uint64 arithmetic,
+and they alone tell close values apart in every fight whose values stay over 6**33 or less."""
 
 MEMORY_BUDGET = 1024 * 2**20
 """Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.bytes`);
@@ -68,9 +73,9 @@ def exponents(sequence: Sequence) -> tuple[int, int, int]:
     return depth, top, roll_depth + depth * top
 
 
-def primes_above(bound: int) -> tuple[int, ...]:
-    """The first of `PRIMES` whose product is above 2·`bound`."""
-    product, count = 1, 0
+def primes_above(bound: int, base: int = 1) -> tuple[int, ...]:
+    """The first of `PRIMES` whose product, times `base`, is above 2·`bound`."""
+    product, count = base, 0
     while product <= 2 * bound:
         if count == len(PRIMES):
             raise too_large("exact digits", len(PRIMES))
@@ -91,8 +96,8 @@ class Flat:
         self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
         self.strategies = np.array([STRATEGY[f.strategy] for f in sequence.fighters])
         self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
-        self.depth, top, self.step = exponents(sequence)
-        self.deepest = self.depth * top + (self.rounds - 1) * self.step
+        self.depth, self.top, self.step = exponents(sequence)
+        self.deepest = self.depth * self.top + (self.rounds - 1) * self.step
         """The largest exponent of 6 under a value OPTIMAL compares (an opening's, with every
         later sequence to play)."""
         self._discover()
@@ -270,9 +275,16 @@ class Flat:
         """The distinct odds of the outcomes; `br_odds` indexes them."""
         self.br_next = branch["next"][order]
         self.br_dmg = branch["dmg"][order]
+        self.br_lift = (
+            self.exponent[branch["node"][order]] - branch["d"][order] - self.exponent[self.br_next]
+        )
+        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
+        node's numerators (over 6**exponent there) to its own node's."""
         useful = self.tactical[rows_node]
         if (self.br_next < 0).any() or (self.pnext[rows_node[useful], rows_code[useful]] < 0).any():
             raise AssertionError("an outcome leads outside the graph")
+        if (self.br_lift < 0).any():
+            raise AssertionError("an outcome rolls more dice than its successes allow for")
         # openings per relics used (3·A's + B's): every joint roll, in the order of `rolls`
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         used = sorted(openings)
@@ -292,20 +304,20 @@ class Flat:
         )
 
     def primes(self, exact: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The primes OPTIMAL's values and the exact masses are carried modulo. Close values
-        are told apart by numerators of at most 2·TOLERANCE·6**deepest; masses are numerators
-        below 6**(rounds·step)."""
+        """The primes OPTIMAL's numerators (beside 2**64) and the exact masses are carried
+        modulo. Close values are told apart by numerators of at most 2·TOLERANCE·6**deepest;
+        masses are numerators below 6**(rounds·step)."""
         solving = ()
         if self.optimal:
             bound = ceil(2 * TOLERANCE.max() * 2**32) * power6(self.deepest) >> 32
-            solving = primes_above(bound)
+            solving = primes_above(bound, WORD)
         return solving, primes_above(power6(self.rounds * self.step)) if exact else ()
 
     def fits(self, exact: bool) -> bool:
         """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
         within `MEMORY_BUDGET`."""
         solving, pushing = (len(p) for p in self.primes(exact))
-        per_cell = 9 + 16 * (1 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
+        per_cell = 9 + 16 * (2 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
         return self.nodes * self.cells * per_cell <= MEMORY_BUDGET
 
     def check(self, exact: bool) -> None:
@@ -360,18 +372,54 @@ def roll_odds(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarr
     return np.tile(p, count), np.tile(r.reshape(len(p), len(primes)), (count, 1))
 
 
-def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Garner's inverses (p_i⁻¹ modulo p_j) and the mixed-radix digits of (M − 1) / 2."""
+def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.uint64, np.ndarray]:
+    """What `kernels.exact_sign` needs for the moduli 2**64 and `primes` (M their product):
+    2**64's inverse modulo each prime, Garner's inverses (p_i⁻¹ modulo p_j), and the
+    mixed-radix digits of (M − 1) / 2 (the word's, then the primes')."""
     k = len(primes)
     inverses = np.zeros((k, k), dtype=np.int64)
     for i in range(k):
         for j in range(i + 1, k):
             inverses[i, j] = pow(primes[i], -1, primes[j])
-    half, digits = (prod(primes) - 1) // 2, []
+    word = np.array([pow(WORD, -1, p) for p in primes], dtype=np.int64)
+    half, digits = divmod((WORD * prod(primes) - 1) // 2, WORD)
+    digits = [digits]
     for p in primes:
         half, digit = divmod(half, p)
         digits.append(digit)
-    return inverses, np.array(digits, dtype=np.int64)
+    return word, inverses, np.uint64(digits[0]), np.array(digits[1:], dtype=np.int64)
+
+
+def scales(numbers: list[int], primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Integers modulo 2**64 (uint64) and modulo each prime (columns)."""
+    word = np.array([n % WORD for n in numbers], dtype=np.uint64)
+    rest = np.array([[n % p for p in primes] for n in numbers], dtype=np.int64)
+    return word, rest.reshape(len(numbers), len(primes))
+
+
+def branch_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Per outcome, a·6**lift (its odds a / 6**d, `Flat.br_lift`) modulo 2**64 and each
+    prime: what carries the next node's numerator to its own node's."""
+    key = flat.br_odds * 1024 + flat.br_lift  # lift < 1024
+    distinct, index = np.unique(key, return_inverse=True)
+    numbers = [flat.distinct[k // 1024][0] * power6(k % 1024) for k in distinct.tolist()]
+    word, rest = scales(numbers, primes)
+    return word[index], rest[index]
+
+
+def opening_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Per joint roll of `flat`'s openings, its odds' numerator (the product of both
+    fighters' own) times 6**(depth·(top − t)), t the successes its node opens with, modulo
+    2**64 and each prime: what carries that node's numerators to the sequence's start."""
+    mine, theirs = (scales([a for (a, _), *_ in rolls], primes) for rolls in flat.sequence.openings)
+    lift = flat.depth * flat.top - flat.exponent[flat.op_node]
+    power_word, power_rest = powers6(primes, lift.max())
+    count = len(flat.used)
+    word = np.tile(np.outer(mine[0], theirs[0]).ravel(), count) * power_word[lift]
+    column = np.array(primes, dtype=np.int64)
+    rest = (mine[1][:, None, :] * theirs[1][None, :, :]) % column
+    rest = np.tile(rest.reshape(len(word) // count, len(primes)), (count, 1))
+    return word, rest * power_rest[lift] % column
 
 
 def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list[int]:
@@ -384,13 +432,9 @@ def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list
     return [sum(map(mul, row, weights)) % modulus for row in rows.tolist()]
 
 
-def powers6(primes: tuple[int, ...], most: int) -> np.ndarray:
-    """6**e modulo each prime (columns) for e = 0 … `most` (rows)."""
-    out = np.ones((most + 1, len(primes)), dtype=np.int64)
-    column = np.array(primes, dtype=np.int64)
-    for e in range(1, most + 1):
-        out[e] = out[e - 1] * 6 % column
-    return out
+def powers6(primes: tuple[int, ...], most: int) -> tuple[np.ndarray, np.ndarray]:
+    """6**e modulo 2**64 and modulo each prime (columns) for e = 0 … `most` (rows)."""
+    return scales([power6(e) for e in range(most + 1)], primes)
 
 
 def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
@@ -400,31 +444,15 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     rounds, width, cells = flat.rounds, flat.width, flat.cells
     largest = rounds * flat.step
     solving, pushing = flat.primes(exact)
-    longest = max(solving, pushing, key=len)
-    br_res = residues(flat.distinct, longest)[flat.br_odds]
+    br_res = residues(flat.distinct, pushing)[flat.br_odds]
     br_p = floats(flat.distinct)[flat.br_odds]
-    op_p, op_res = roll_odds(flat, longest)
-
-    def arrays(primes: tuple[int, ...]) -> tuple:
-        k = len(primes)
-        return (
-            (flat.br_start, br_p, np.ascontiguousarray(br_res[:, :k]), flat.br_next, flat.br_dmg),
-            (
-                flat.op_start,
-                op_p,
-                np.ascontiguousarray(op_res[:, :k]),
-                flat.op_la,
-                flat.op_lb,
-                flat.op_node,
-            ),
-            (np.array(primes, dtype=np.int64), 1.0 / np.array(primes, dtype=float)),
-        )
-
+    op_p, op_res = roll_odds(flat, pushing)
+    branches = (flat.br_start, br_p, br_res, flat.br_next, flat.br_dmg)
+    openings = (flat.op_start, op_p, op_res, flat.op_la, flat.op_lb, flat.op_node)
     height = cells // width
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
     graph = (flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
-    branches, openings, _ = arrays(())
     bounds = kernels.reach(graph, branches, openings, rounds, height - 1, width - 1)
     lows = bounds[0].min(axis=0)
     heuristic = kernels.decide(
@@ -442,17 +470,27 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
 
     if flat.optimal:
-        branches, openings, (primes, inverses) = arrays(solving)
-        garners, half = garner(solving)
-        pow6 = powers6(solving, flat.deepest)
-        exactly = (primes, inverses, pow6, garners, half, flat.step, TOLERANCE)
         bounds = (*bounds, kernels.exposure(graph, branches, openings, rounds))
-        choices = kernels.solve(graph, branches, openings, rounds, height, width, bounds, exactly)
+        scaled = (
+            (flat.br_start, br_p, *branch_scales(flat, solving), flat.br_next, flat.br_dmg),
+            (flat.op_start, op_p, *opening_scales(flat, solving), *openings[3:]),
+        )
+        primes = np.array(solving, dtype=np.int64)
+        exactly = (
+            primes,
+            1.0 / primes,
+            *powers6(solving, flat.deepest),
+            garner(solving),
+            flat.step,
+            TOLERANCE,
+        )
+        choices = kernels.solve(graph, *scaled, rounds, height, width, bounds, exactly)
     else:
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)
-    branches, openings, primes = arrays(pushing)
+    primes = np.array(pushing, dtype=np.int64)
+    modular = (primes, 1.0 / primes)
     finals_f, finals_r = kernels.push(
-        graph, branches, openings, choices, rounds, flat.start, height, width, primes
+        graph, branches, openings, choices, rounds, flat.start, height, width, modular
     )
     if not exact:
         return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}

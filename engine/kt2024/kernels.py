@@ -230,57 +230,31 @@ def exposure(graph: Arrays, branches: Arrays, openings: Arrays, rounds: int) -> 
 
 
 @jit
-def exact_sign(residues: Array, primes: Array, garner: Array, half: Array) -> int:
-    """The sign of the integer n with |n| < M / 2 (M the product of `primes`) and these
-    residues: its mixed-radix digits (Garner) compared with those of (M − 1) / 2."""
+def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Arrays) -> int:
+    """The sign of the integer n with |n| < M / 2, M = 2**64 times the product of `primes`,
+    from n modulo 2**64 (`word`) and modulo each prime: its mixed-radix digits (Garner, the
+    word the lowest digit) compared with those of (M − 1) / 2. `garner` = (2**64 mod each
+    prime's inverse, the primes' inverses modulo the later ones, the digits of (M − 1) / 2:
+    the word's and the primes')."""
+    inverse_word, inverses, half_word, half = garner
     k = len(primes)
+    if k == 0:  # |n| < 2**63: the word is n in two's complement
+        n = np.int64(word)
+        return 1 if n > 0 else (-1 if n < 0 else 0)
     digits = residues.copy()
-    for i in range(k):
-        for j in range(i + 1, k):
-            digits[j] = (digits[j] - digits[i]) % primes[j] * garner[i, j] % primes[j]
-    if not digits.any():
+    for j in range(k):
+        low = np.int64(word % np.uint64(primes[j]))
+        digits[j] = (digits[j] - low) % primes[j] * inverse_word[j] % primes[j]
+        for i in range(j):
+            digits[j] = (digits[j] - digits[i]) % primes[j] * inverses[i, j] % primes[j]
+    if word == np.uint64(0) and not digits.any():
         return 0
     for i in range(k - 1, -1, -1):
         if digits[i] != half[i]:
             return -1 if digits[i] > half[i] else 1
+    if word != half_word:
+        return -1 if word > half_word else 1
     return 1
-
-
-@inline
-def _after_residues(
-    j: int,
-    a: int,
-    b: int,
-    width: int,
-    x: int,
-    branches: Arrays,
-    r: Array,
-    primes: Array,
-    inverses: Array,
-    out: Array,
-    row: int,
-    v: int,
-) -> None:
-    """Value v (U or D) of action j at wounds (a, b) modulo each prime, into out[row, v]:
-    its outcomes' values weighed by their odds."""
-    br_start, _, br_res, br_next, br_dmg = branches
-    for q in range(len(primes)):
-        out[row, v, q] = 0
-    for o in range(br_start[j], br_start[j + 1]):
-        nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
-        for q in range(len(primes)):
-            term = mulmod(br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q])
-            out[row, v, q] = addmod(out[row, v, q], term, primes[q])
-
-
-@inline
-def _residues_of(
-    j: int, at: tuple, branches: Arrays, r: Array, exact: tuple, out: Array, row: int, v: int
-) -> None:
-    """`_after_residues` with the cell and mover as `at` = (a, b, width, x)."""
-    a, b, width, x = at
-    primes, inverses = exact[0], exact[1]
-    _after_residues(j, a, b, width, x, branches, r, primes, inverses, out, row, v)
 
 
 @jit
@@ -299,29 +273,35 @@ def solve(
 
     `graph` = (mover, whether it is OPTIMAL, relics index of a sequence's end or −1, the
     exponent of 6 of a node's values within its sequence, heuristic choices, first action of
-    each node); `openings` the joint rolls of a sequence per relics index (as in `push`);
-    `exact` = (primes, their inverses as floats, 6**e modulo each for e up to the largest
-    exponent, Garner's inverses, digits of (M − 1) / 2, one sequence's exponent, the gaps in
-    U and D beyond which floats order two values as their exact values do); `bounds` what
+    each node); `branches` and `openings` as in `push`, each outcome's odds also as the
+    integer `scale` that carries the numerator of its next node's value (over that node's
+    power of 6) to its own node's power of 6, modulo 2**64 and modulo each prime; `exact` =
+    (primes, their inverses as floats, 6**e modulo 2**64 and modulo each prime for e up to
+    the largest exponent, Garner's digits (`exact_sign`), one sequence's exponent, the gaps
+    in U and D beyond which floats order two values as their exact values do); `bounds` what
     `reach` returns (only the cells some sequence reaches are solved) and `exposure`.
 
-    Candidates are compared on U, then D (§9.8 O4): floats decide wide gaps, residues the
-    close ones (equal residues are equal values), computed only for the candidates and
-    values that come close (`known`) and for the value kept."""
+    Every value is carried as a float and as its numerator modulo 2**64 (native, wrapping
+    arithmetic) and modulo the primes, if any. Candidates are compared on U, then D (§9.8
+    O4): floats decide wide gaps; a close pair's numerators (both over the node's power of
+    6) differ by less than half the moduli's product, so that difference, recovered from
+    its residues, is zero for equal values and otherwise has the sign of theirs."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
     lows, ends, most = bounds
-    br_start, br_p, _, br_next, br_dmg = branches
-    op_start, op_p, op_res, op_la, op_lb, op_node = openings
-    primes, inverses, pow6, garner, half, step, tolerance = exact
+    br_start, br_p, br_word, br_res, br_next, br_dmg = branches
+    op_start, op_p, op_word, op_res, op_la, op_lb, op_node = openings
+    primes, inverses, pow_word, pow_res, garner, step, tolerance = exact
     nodes, k, cells = len(mover), len(primes), height * width
     choices = np.zeros((rounds, nodes, cells), np.int8)
     f = np.zeros((nodes, cells, 2))
+    w = np.zeros((nodes, cells, 2), np.uint64)
     r = np.zeros((nodes, cells, 2, k), np.int64)
     start_f = np.zeros((9, cells, 2))
+    start_w = np.zeros((9, cells, 2), np.uint64)
     start_r = np.zeros((9, cells, 2, k), np.int64)
-    cf, cr = np.zeros((4, 2)), np.zeros((4, 2, k), np.int64)
-    known = np.zeros((4, 2), np.bool_)
+    cf, cw, cr = np.zeros((4, 2)), np.zeros((4, 2), np.uint64), np.zeros((4, 2, k), np.int64)
     diff = np.zeros(k, np.int64)
+    zero = np.uint64(0)
     for level in range(rounds):  # sequences left − 1
         for i in range(nodes):
             x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
@@ -333,65 +313,67 @@ def solve(
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
                         u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
                         f[i, cell, 0], f[i, cell, 1] = u, a - b
+                        power = pow_word[exponent]
+                        w[i, cell, 0] = (power if b == 0 else zero) - (power if a == 0 else zero)
+                        w[i, cell, 1] = np.uint64(a) * power - np.uint64(b) * power
                         for q in range(k):
-                            r[i, cell, 0, q] = u % primes[q]
-                            r[i, cell, 1, q] = (a - b) % primes[q]
+                            r[i, cell, 0, q] = u * pow_res[exponent, q] % primes[q]
+                            r[i, cell, 1, q] = (a - b) * pow_res[exponent, q] % primes[q]
                         continue
-                    if ended[i] >= 0:  # the next sequence
+                    if ended[i] >= 0:  # the next sequence, over this node's power of 6
+                        relics = ended[i]
                         for v in range(2):
-                            f[i, cell, v] = start_f[ended[i], cell, v]
+                            f[i, cell, v] = start_f[relics, cell, v]
+                            w[i, cell, v] = start_w[relics, cell, v] * pow_word[exponents[i]]
                             for q in range(k):
-                                r[i, cell, v, q] = start_r[ended[i], cell, v, q]
+                                r[i, cell, v, q] = mulmod(
+                                    start_r[relics, cell, v, q],
+                                    pow_res[exponents[i], q],
+                                    primes[q],
+                                    inverses[q],
+                                )
                         continue
                     tried = count if optimal[i] else 1
                     safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here
                     for c in range(tried):
                         j = first + (c if optimal[i] else heuristic[i, cell])
-                        cf[c, 0] = cf[c, 1] = 0.0
+                        for v in range(2):
+                            cf[c, v], cw[c, v] = 0.0, zero
+                            for q in range(k):
+                                cr[c, v, q] = 0
                         for o in range(br_start[j], br_start[j + 1]):
                             nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
-                            cf[c, 0] += br_p[o] * f[nxt, moved, 0]
-                            cf[c, 1] += br_p[o] * f[nxt, moved, 1]
-                        known[c, 0], known[c, 1] = safe, False
-                        if safe:
-                            cr[c, 0, :] = 0
+                            for v in range(1 if safe else 0, 2):
+                                cf[c, v] += br_p[o] * f[nxt, moved, v]
+                                cw[c, v] += br_word[o] * w[nxt, moved, v]
+                                for q in range(k):
+                                    term = mulmod(
+                                        br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q]
+                                    )
+                                    cr[c, v, q] = addmod(cr[c, v, q], term, primes[q])
                     best = 0
                     for c in range(1, tried):
                         wins = False
-                        for v in range(2):
-                            if v == 0 and safe:  # both U exactly 0: D decides
-                                continue
+                        for v in range(1 if safe else 0, 2):  # safe: both U exactly 0
                             gap = (cf[c, v] - cf[best, v]) * sign
                             if abs(gap) > tolerance[v]:
                                 wins = gap > 0
                                 break
-                            for e in (c, best):
-                                if not known[e, v]:
-                                    at = (a, b, width, x)
-                                    _residues_of(first + e, at, branches, r, exact, cr, e, v)
-                                    known[e, v] = True
-                            equal = True
+                            word, tie = cw[c, v] - cw[best, v], cw[c, v] == cw[best, v]
                             for q in range(k):
-                                equal = equal and cr[c, v, q] == cr[best, v, q]
-                            if not equal:  # the numerators' difference, and its sign
-                                for q in range(k):
-                                    d = cr[c, v, q] - cr[best, v, q]
-                                    d = d + primes[q] if d < 0 else d
-                                    diff[q] = mulmod(d, pow6[exponent, q], primes[q], inverses[q])
-                                wins = exact_sign(diff, primes, garner, half) * sign > 0
+                                d = cr[c, v, q] - cr[best, v, q]
+                                diff[q] = d + primes[q] if d < 0 else d
+                                tie = tie and d == 0
+                            if not tie:
+                                wins = exact_sign(word, diff, primes, garner) * sign > 0
                                 break
                         if wins:
                             best = c
-                    j = first + best
                     if optimal[i]:
                         choices[level, i, cell] = best
-                    else:
-                        j = first + heuristic[i, cell]
-                    for v in range(2):
-                        if not known[best, v]:
-                            _residues_of(j, (a, b, width, x), branches, r, exact, cr, best, v)
                     for v in range(2):
                         f[i, cell, v] = cf[best, v]
+                        w[i, cell, v] = cw[best, v]
                         for q in range(k):
                             r[i, cell, v, q] = cr[best, v, q]
         if level == rounds - 1:
@@ -401,15 +383,15 @@ def solve(
             for a in range(ends[level + 1, relics, 0], height):
                 for b in range(ends[level + 1, relics, 1], width):
                     cell = a * width + b
-                    for v in range(2):
-                        start_f[relics, cell, v] = 0.0
-                        for q in range(k):
-                            start_r[relics, cell, v, q] = 0
+                    start_f[relics, cell] = 0.0
+                    start_w[relics, cell] = zero
+                    start_r[relics, cell] = 0
                     for o in range(op_start[relics], op_start[relics + 1]):
                         moved = max(0, a - op_la[o]) * width + max(0, b - op_lb[o])
                         node = op_node[o]
                         for v in range(2):
                             start_f[relics, cell, v] += op_p[o] * f[node, moved, v]
+                            start_w[relics, cell, v] += op_word[o] * w[node, moved, v]
                             for q in range(k):
                                 term = mulmod(
                                     op_res[o, q], r[node, moved, v, q], primes[q], inverses[q]

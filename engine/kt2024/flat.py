@@ -317,7 +317,7 @@ class Flat:
         """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
         within `MEMORY_BUDGET`."""
         solving, pushing = (len(p) for p in self.primes(exact))
-        per_cell = 9 + 16 * (2 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
+        per_cell = 9 + 16 * (2 + solving) * self.optimal + 2 * self.rounds + 8 * (1 + pushing)
         return self.nodes * self.cells * per_cell <= MEMORY_BUDGET
 
     def check(self, exact: bool) -> None:
@@ -453,12 +453,15 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
     graph = (flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
-    bounds = kernels.reach(graph, branches, openings, rounds, height - 1, width - 1)
-    lows = bounds[0].min(axis=0)
+    if flat.optimal:
+        reached, ends = kernels.reach(graph, branches, openings, rounds, height, width)
+        region = reached.any(axis=0)
+    else:  # the heuristic choices everywhere: cheaper than finding where they are needed
+        region = np.ones((flat.nodes, cells), dtype=bool)
     heuristic = kernels.decide(
         height,
         width,
-        lows,
+        region,
         flat.mover,
         flat.tactical,
         flat.strategies,
@@ -470,7 +473,7 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
 
     if flat.optimal:
-        bounds = (*bounds, kernels.exposure(graph, branches, openings, rounds))
+        bounds = (reached, ends, kernels.exposure(graph, branches, openings, rounds))
         scaled = (
             (flat.br_start, br_p, *branch_scales(flat, solving), flat.br_next, flat.br_dmg),
             (flat.op_start, op_p, *opening_scales(flat, solving), *openings[3:]),

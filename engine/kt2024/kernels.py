@@ -1,14 +1,15 @@
 """The compiled inner loops of a fight over the wounds grid (numba).
 
 A fight is flattened (`flat.Flat`) into nodes (wound-free moments) ordered so that every move
-goes to a lower node, actions per node and outcomes per action, all as arrays. The three loops
-here then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as
-a·width + b:
+goes to a lower node, actions per node and outcomes per action, all as arrays. The loops here
+then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as a·width + b:
 
+* `reach` (OPTIMAL fights): which cells any play reaches, so that the others are skipped, and
+  `exposure`: where no one can fall any more;
 * `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
-  §9.6 (`ends`) they compare, walking nodes upwards from the ends of the sequence;
-* `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and modulo a few primes,
-  so that close candidates are ordered exactly (`exact_sign`);
+  §9.6 they compare, walking nodes upwards from the ends of the sequence;
+* `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and as numerators modulo
+  2**64 and maybe a few primes, so that close candidates are ordered exactly (`exact_sign`);
 * `push`: the real resolution (§9.7), probability mass pushed down the nodes, sequence after
   sequence, as floats and (exact mode) modulo enough primes to recover every numerator.
 
@@ -69,7 +70,7 @@ def hurt(a: int, b: int, width: int, x: int, dmg: int) -> int:
 def decide(
     height: int,
     width: int,
-    lows: Array,
+    region: Array,
     mover: Array,
     tactical: Array,
     strategies: Array,
@@ -87,7 +88,8 @@ def decide(
     compares the projection in which it plays its strategy and the other STRIKE (D5), plan
     p, by one fighter's wounds at its end: its own (MIN_DAMAGE_TO_SELF) or the other's, which
     `plans[p]` carries per node and cell. Nodes are visited upwards, so every node's
-    successors are known; only cells that some sequence reaches (`lows`, from `reach`)."""
+    successors are known; only the cells of `region` (all, or those `reach` finds: the
+    projection's outcome is one of the real ones, so the cells it moves to are reached too)."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
     plans = np.zeros((2, nodes, cells), np.int16)
@@ -108,9 +110,11 @@ def decide(
         struck_node, struck_dmg = pnext[i, hit], pdmg[i, hit]
         parried_node = pnext[i, wise] if wise >= 0 else 0
         compares = strategy in (MAX_DAMAGE, MIN_DAMAGE_TO_SELF)
-        for a in range(lows[i, 0], height):
-            for b in range(lows[i, 1], width):
+        for a in range(height):
+            for b in range(width):
                 cell = a * width + b
+                if not region[i, cell]:
+                    continue
                 if not tactical[i] or a == 0 or b == 0:
                     for p in (0, 1):
                         plans[p, i, cell] = a if tracked[p] == 0 else b
@@ -143,57 +147,49 @@ def decide(
 
 @jit
 def reach(
-    graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, start_a: int, start_b: int
+    graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, height: int, width: int
 ) -> tuple[Array, Array]:
-    """Per (sequences left − 1, node): the least wounds of A and of B any cell reached there
-    may have (a reached cell lies between them and the starting wounds), the node's height
-    when it is not reached at all; and per (sequences left − 1, relics used) the same for
-    the ends of the sequence, where the next one starts.
+    """Which cells any play reaches, followed forward from the starting wounds (the grid's
+    last cell) over every outcome of every action, sequence after sequence:
 
-    Damage only ever lowers wounds, so these bounds follow every outcome of every action
-    forward from the starting cell, sequence after sequence; the loops then visit only the
-    cells inside them, far fewer than the whole grid in early nodes and first sequences."""
+    * per (sequences left − 1, node, cell), whether it is reached (cells where a fighter is
+      at 0 included: their values are read, though nothing moves on from them);
+    * per (sequences left − 1, relics used, cell), whether a sequence ends there with both
+      fighters standing (the next one starts there).
+
+    The other loops visit only these cells: often a fifth of the grid's, or less."""
     mover, _, ended, _, _, act_start = graph
     br_start, _, _, br_next, br_dmg = branches
     op_start, _, _, op_la, op_lb, op_node = openings
-    nodes = len(mover)
-    none = start_a + start_b + 1
-    lows = np.full((rounds, nodes, 2), none, np.int64)
-    ends = np.full((rounds, 9, 2), none, np.int64)
-    seeds = np.full((9, 2), none, np.int64)
-    seeds[0, 0], seeds[0, 1] = start_a, start_b
+    nodes, cells = len(mover), height * width
+    reached = np.zeros((rounds, nodes, cells), np.bool_)
+    ends = np.zeros((rounds, 9, cells), np.bool_)
+    starts = np.zeros((9, cells), np.bool_)
+    starts[0, cells - 1] = True
     for level in range(rounds - 1, -1, -1):
+        seen = reached[level]
         for relics in range(9):
-            if seeds[relics, 0] == none:
-                continue
-            for o in range(op_start[relics], op_start[relics + 1]):
-                node = op_node[o]
-                lows[level, node, 0] = min(
-                    lows[level, node, 0], max(0, seeds[relics, 0] - op_la[o])
-                )
-                lows[level, node, 1] = min(
-                    lows[level, node, 1], max(0, seeds[relics, 1] - op_lb[o])
-                )
+            for cell in range(cells):
+                if starts[relics, cell]:
+                    a, b = cell // width, cell % width
+                    for o in range(op_start[relics], op_start[relics + 1]):
+                        seen[op_node[o], max(0, a - op_la[o]) * width + max(0, b - op_lb[o])] = 1
         for i in range(nodes - 1, -1, -1):
-            lo_a, lo_b = lows[level, i, 0], lows[level, i, 1]
-            if lo_a == none:
-                continue
-            if ended[i] >= 0:
-                ends[level, ended[i], 0] = min(ends[level, ended[i], 0], max(1, lo_a))
-                ends[level, ended[i], 1] = min(ends[level, ended[i], 1], max(1, lo_b))
-                continue
             x = mover[i]
-            for j in range(act_start[i], act_start[i + 1]):
-                for o in range(br_start[j], br_start[j + 1]):
-                    nxt = br_next[o]
-                    if x == 0:
-                        lows[level, nxt, 0] = min(lows[level, nxt, 0], lo_a)
-                        lows[level, nxt, 1] = min(lows[level, nxt, 1], max(0, lo_b - br_dmg[o]))
-                    else:
-                        lows[level, nxt, 0] = min(lows[level, nxt, 0], max(0, lo_a - br_dmg[o]))
-                        lows[level, nxt, 1] = min(lows[level, nxt, 1], lo_b)
-        seeds[:] = ends[level]
-    return lows, ends
+            for a in range(height):
+                for b in range(width):
+                    cell = a * width + b
+                    if not seen[i, cell]:
+                        continue
+                    if a == 0 or b == 0:  # the battle's end
+                        continue
+                    if ended[i] >= 0:
+                        ends[level, ended[i], cell] = 1
+                        continue
+                    for o in range(br_start[act_start[i]], br_start[act_start[i + 1]]):
+                        seen[br_next[o], hurt(a, b, width, x, br_dmg[o])] = 1
+        starts = ends[level]
+    return reached, ends
 
 
 @jit
@@ -287,7 +283,7 @@ def solve(
     6) differ by less than half the moduli's product, so that difference, recovered from
     its residues, is zero for equal values and otherwise has the sign of theirs."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
-    lows, ends, most = bounds
+    reached, ends, most = bounds
     br_start, br_p, br_word, br_res, br_next, br_dmg = branches
     op_start, op_p, op_word, op_res, op_la, op_lb, op_node = openings
     primes, inverses, pow_word, pow_res, garner, step, tolerance = exact
@@ -307,9 +303,11 @@ def solve(
             x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
             exponent = exponents[i] + level * step
             sign = 1 if x == 0 else -1
-            for a in range(lows[level, i, 0], height):
-                for b in range(lows[level, i, 1], width):
+            for a in range(height):
+                for b in range(width):
                     cell = a * width + b
+                    if not reached[level, i, cell]:
+                        continue
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
                         u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
                         f[i, cell, 0], f[i, cell, 1] = u, a - b
@@ -380,9 +378,11 @@ def solve(
             break
         # the value of a sequence about to be rolled, per relics used (the next level's ends)
         for relics in range(9):
-            for a in range(ends[level + 1, relics, 0], height):
-                for b in range(ends[level + 1, relics, 1], width):
+            for a in range(height):
+                for b in range(width):
                     cell = a * width + b
+                    if not ends[level + 1, relics, cell]:
+                        continue
                     start_f[relics, cell] = 0.0
                     start_w[relics, cell] = zero
                     start_r[relics, cell] = 0

@@ -3,3 +3,11 @@
 Every ruleset computes exact distributions by enumeration and combinatorics. Results carry
 `fractions.Fraction` values when the caller asks for exact answers and floats otherwise.
 """
+
+REVISION = 2
+"""The engines' implementation revision, bumped whenever a fix changes a number they return for
+an input whose canonical key (and so whose spec version) stays the same. The service salts its
+shared cache keys with it, so that no replica serves what an older revision computed.
+
+2 (2026-11-30): OPTIMAL's exact comparisons in kt2024 fights with Feel No Pain or Relics.
+"""

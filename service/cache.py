@@ -1,11 +1,13 @@
 """Two cache tiers behind one interface: an in-process LRU and an optional shared Redis.
 
-Keys are the engines' canonical cache keys, which carry the engine version, so an upgraded
-engine never reads an older engine's answers. In Redis an entry is stored under a short digest
-of that key; its value is a checksum followed by orjson that repeats the full key. A read whose
-checksum does not match (a truncated or altered entry), whose bytes do not parse, or whose key
-does not match (a colliding or misplaced entry) is a miss: the answer is recomputed and
-overwrites the bad entry, never served.
+Keys are the engines' canonical cache keys, which carry the spec version, so an upgraded
+engine never reads an older engine's answers; in Redis, shared across deployments, they are
+also salted with `engine.REVISION`, so a fixed engine never reads what the unfixed one stored.
+An entry is stored under a short digest of that salted key; its value is a checksum followed
+by orjson that repeats the full key. A read whose checksum does not match (a truncated or
+altered entry), whose bytes do not parse, or whose key does not match (a colliding or
+misplaced entry) is a miss: the answer is recomputed and overwrites the bad entry, never
+served.
 
 Redis is an optimisation, never a dependency: every call has a hard time limit, and after a
 few consecutive failures a circuit breaker stops asking until a cool-down has passed, then
@@ -31,6 +33,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ResponseError
 from redis.maint_notifications import MaintNotificationsConfig
 
+from engine import REVISION
 from service import metrics
 
 log = logging.getLogger("killmath.cache")
@@ -40,8 +43,10 @@ T = TypeVar("T")
 
 
 def redis_key(cache_key: str) -> str:
-    """The Redis key of a canonical key: short, fixed length, stable across processes."""
-    return "killmath:" + hashlib.blake2b(cache_key.encode(), digest_size=20).hexdigest()
+    """The Redis key of a canonical key: short, fixed length, stable across processes of one
+    engine revision."""
+    salted = f"{REVISION}:{cache_key}".encode()
+    return "killmath:" + hashlib.blake2b(salted, digest_size=20).hexdigest()
 
 
 CHECKSUM = 32  # hex characters of the blake2b digest that starts every stored value

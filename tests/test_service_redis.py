@@ -7,7 +7,9 @@ import orjson
 import redis
 from service_harness import free_port, rest, serving, without_service_members
 
-from service.cache import CHECKSUM, redis_key
+from engine import REVISION
+from service import cache
+from service.cache import CHECKSUM, encode, redis_key
 
 # the same scenario written three ways: defaults spelled out, snake_case names, and counts
 # above what they are capped by (kt2024.md §11 CS2, CS5) — one canonical key
@@ -80,6 +82,25 @@ def test_a_corrupted_entry_is_recomputed_not_served(redis_url):
                 again = rest(server.url, "/v1/shoot", PLAIN)
             assert again == good
         assert client.get(key) == raw  # the recomputed answer replaced the damaged entry
+
+
+def test_an_older_engine_revisions_entry_is_never_served(redis_url, monkeypatch):
+    """An entry a previous engine revision stored (same canonical key, different numbers, as
+    a fixed bug would leave behind) sits under another Redis key: it is recomputed."""
+    with serving(redis_url=redis_url) as first:
+        good = rest(first.url, "/v1/shoot", PLAIN)
+    stale = without_service_members(good) | {"expectedDamage": 0.0}
+    current = redis_key(good["canonicalKey"])
+    monkeypatch.setattr(cache, "REVISION", REVISION - 1)
+    older = redis_key(good["canonicalKey"])
+    assert older != current
+    with redis.Redis.from_url(redis_url) as client:
+        client.delete(current)
+        client.set(older, encode(good["canonicalKey"], stale))
+        with serving(redis_url=redis_url) as server:
+            again = rest(server.url, "/v1/shoot", PLAIN)
+        assert again == good
+        assert client.exists(current) == 1
 
 
 def test_unreachable_redis_never_fails_a_request():

@@ -269,9 +269,10 @@ def solve(
 
     `graph` = (mover, whether it is OPTIMAL, relics index of a sequence's end or −1, the
     exponent of 6 of a node's values within its sequence, heuristic choices, first action of
-    each node); `branches` and `openings` as in `push`, each outcome's odds also as the
-    integer `scale` that carries the numerator of its next node's value (over that node's
-    power of 6) to its own node's power of 6, modulo 2**64 and modulo each prime; `exact` =
+    each node); `branches` and `openings` as in `push`, but with each outcome's odds also as
+    the integer that carries the numerator of its next node's value (over that node's power
+    of 6) to its own node's (`flat.branch_scales`, `flat.opening_scales`), modulo 2**64 and
+    modulo each prime, in place of the odds' residues; `exact` =
     (primes, their inverses as floats, 6**e modulo 2**64 and modulo each prime for e up to
     the largest exponent, Garner's digits (`exact_sign`), one sequence's exponent, the gaps
     in U and D beyond which floats order two values as their exact values do); `bounds` what

@@ -108,7 +108,8 @@ class Flat:
         relics used carried from one sequence to the next."""
         seq, table = self.sequence, self.table
         duels: dict[Moment, int] = {}  # F3 moment → its index among the duels
-        numbers = np.zeros(0, dtype=np.int64)  # F4 moments (table numbers) found
+        reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
+        nexts = table._next.reshape(table.size, -1)
         openings: dict[int, list[Moment] | np.ndarray] = {}
         hands = np.concatenate(joint(seq, lambda roll: roll[1:3]), axis=1)
         relics = [(0, 0)]
@@ -126,7 +127,8 @@ class Flat:
                     for ca, na, cb, nb in hands.tolist()
                 ]
                 seeds.append(self._duels(moments, duels))
-            numbers = self._closure(np.union1d(numbers, np.concatenate(seeds)))
+            kernels.closure(nexts, np.concatenate(seeds), reached)
+            numbers = np.flatnonzero(reached)
             over = table.columns["over"][numbers]
             ends = {tuple(pair) for pair in table.columns["relics_used"][numbers[over]].tolist()}
             known = {(i // 3, i % 3) for i in openings}
@@ -159,19 +161,6 @@ class Flat:
         if seq.fighters[moment.active].strategy == "OPTIMAL":
             return seq.candidates(moment)
         return (seq.duelist_parry(moment),)
-
-    def _closure(self, numbers: np.ndarray) -> np.ndarray:
-        """The F4 moments reachable from `numbers` by any outcome of any action."""
-        table = self.table
-        seen = np.zeros(table.size, dtype=bool)
-        seen[numbers] = True
-        frontier = numbers
-        while len(frontier):
-            nxt = table._next[frontier].ravel()
-            nxt = np.unique(nxt[nxt >= 0])
-            frontier = nxt[~seen[nxt]]
-            seen[frontier] = True
-        return np.flatnonzero(seen)
 
     def _order(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
         """Number the nodes (successes left, then F3 before F4, upwards) and build the

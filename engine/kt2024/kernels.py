@@ -4,6 +4,7 @@ A fight is flattened (`flat.Flat`) into nodes (wound-free moments) ordered so th
 goes to a lower node, actions per node and outcomes per action, all as arrays. The loops here
 then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as a·width + b:
 
+* `closure`: the moments a fight reaches (the nodes);
 * `reach` (OPTIMAL fights): which cells any play reaches, so that the others are skipped, and
   `exposure`: where no one can fall any more;
 * `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
@@ -143,6 +144,26 @@ def decide(
                         moved = hurt(a, b, width, x, pdmg[i, code])
                         plans[p, i, cell] = plans[p, pnext[i, code], moved]
     return choices
+
+
+@jit
+def closure(nexts: Array, seeds: Array, found: Array) -> None:
+    """Mark in `found` every moment reachable from `seeds` by any outcome of any action
+    (`nexts[moment]`: the next moments, −1 where there is none), depth first."""
+    stack = np.empty(len(found), np.int64)
+    top = 0
+    for seed in seeds:
+        if not found[seed]:
+            found[seed] = True
+            stack[top] = seed
+            top += 1
+    while top:
+        top -= 1
+        for nxt in nexts[stack[top]]:
+            if nxt >= 0 and not found[nxt]:
+                found[nxt] = True
+                stack[top] = nxt
+                top += 1
 
 
 @jit

@@ -306,7 +306,7 @@ class Flat:
         """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
         within `MEMORY_BUDGET`."""
         solving, pushing = (len(p) for p in self.primes(exact))
-        per_cell = 9 + 16 * (2 + solving) * self.optimal + 2 * self.rounds + 8 * (1 + pushing)
+        per_cell = 9 + 16 * (2 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
         return self.nodes * self.cells * per_cell <= MEMORY_BUDGET
 
     def check(self, exact: bool) -> None:
@@ -442,15 +442,11 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
     graph = (flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
-    if flat.optimal:
-        reached, ends = kernels.reach(graph, branches, openings, rounds, height, width)
-        region = reached.any(axis=0)
-    else:  # the heuristic choices everywhere: cheaper than finding where they are needed
-        region = np.ones((flat.nodes, cells), dtype=bool)
+    reached, ends = kernels.reach(graph, branches, openings, rounds, height, width)
     heuristic = kernels.decide(
         height,
         width,
-        region,
+        np.bitwise_or.reduce(reached, axis=0),
         flat.mover,
         flat.tactical,
         flat.strategies,

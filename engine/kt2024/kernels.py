@@ -5,8 +5,8 @@ goes to a lower node, actions per node and outcomes per action, all as arrays. T
 then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as a·width + b:
 
 * `closure`: the moments a fight reaches (the nodes);
-* `reach` (OPTIMAL fights): which cells any play reaches, so that the others are skipped, and
-  `exposure`: where no one can fall any more;
+* `reach`: which cells any play reaches, so that the others are skipped, and `exposure`:
+  where no one can fall any more;
 * `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
   §9.6 they compare, walking nodes upwards from the ends of the sequence;
 * `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and as numerators modulo
@@ -89,7 +89,7 @@ def decide(
     compares the projection in which it plays its strategy and the other STRIKE (D5), plan
     p, by one fighter's wounds at its end: its own (MIN_DAMAGE_TO_SELF) or the other's, which
     `plans[p]` carries per node and cell. Nodes are visited upwards, so every node's
-    successors are known; only the cells of `region` (all, or those `reach` finds: the
+    successors are known; only the cells of `region` (those `reach` finds at any level: the
     projection's outcome is one of the real ones, so the cells it moves to are reached too)."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
@@ -113,9 +113,9 @@ def decide(
         compares = strategy in (MAX_DAMAGE, MIN_DAMAGE_TO_SELF)
         for a in range(height):
             for b in range(width):
-                cell = a * width + b
-                if not region[i, cell]:
+                if not region[i, a] >> b & 1:
                     continue
+                cell = a * width + b
                 if not tactical[i] or a == 0 or b == 0:
                     for p in (0, 1):
                         plans[p, i, cell] = a if tracked[p] == 0 else b
@@ -171,44 +171,53 @@ def reach(
     graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, height: int, width: int
 ) -> tuple[Array, Array]:
     """Which cells any play reaches, followed forward from the starting wounds (the grid's
-    last cell) over every outcome of every action, sequence after sequence:
+    last cell) over every outcome of every action, sequence after sequence, as rows of bits
+    (bit b of row a: the cell with A at a wounds, B at b; wounds never exceed 30):
 
-    * per (sequences left − 1, node, cell), whether it is reached (cells where a fighter is
-      at 0 included: their values are read, though nothing moves on from them);
-    * per (sequences left − 1, relics used, cell), whether a sequence ends there with both
+    * per (sequences left − 1, node, row), the cells reached (those where a fighter is at 0
+      included: their values are read, though nothing moves on from them);
+    * per (sequences left − 1, relics used, row), the cells where a sequence ends with both
       fighters standing (the next one starts there).
 
-    The other loops visit only these cells: often a fifth of the grid's, or less."""
+    The other loops visit only these cells: often a fifth of the grid's, or less. An outcome
+    moves a whole row at once: shifted when B takes the damage (what falls lands on bit 0),
+    moved to a lower row when A does."""
     mover, _, ended, _, _, act_start = graph
     br_start, _, _, br_next, br_dmg = branches
     op_start, _, _, op_la, op_lb, op_node = openings
-    nodes, cells = len(mover), height * width
-    reached = np.zeros((rounds, nodes, cells), np.bool_)
-    ends = np.zeros((rounds, 9, cells), np.bool_)
-    starts = np.zeros((9, cells), np.bool_)
-    starts[0, cells - 1] = True
+    nodes = len(mover)
+    reached = np.zeros((rounds, nodes, height), np.int64)
+    ends = np.zeros((rounds, 9, height), np.int64)
+    starts = np.zeros((9, height), np.int64)
+    starts[0, height - 1] = 1 << (width - 1)
+    standing = (1 << width) - 2  # every cell of a row but B's 0
     for level in range(rounds - 1, -1, -1):
         seen = reached[level]
         for relics in range(9):
-            for cell in range(cells):
-                if starts[relics, cell]:
-                    a, b = cell // width, cell % width
-                    for o in range(op_start[relics], op_start[relics + 1]):
-                        seen[op_node[o], max(0, a - op_la[o]) * width + max(0, b - op_lb[o])] = 1
+            for a in range(1, height):
+                for b in range(1, width):
+                    if starts[relics, a] >> b & 1:
+                        for o in range(op_start[relics], op_start[relics + 1]):
+                            row = max(0, a - op_la[o])
+                            seen[op_node[o], row] |= 1 << max(0, b - op_lb[o])
         for i in range(nodes - 1, -1, -1):
             x = mover[i]
-            for a in range(height):
-                for b in range(width):
-                    cell = a * width + b
-                    if not seen[i, cell]:
-                        continue
-                    if a == 0 or b == 0:  # the battle's end
-                        continue
-                    if ended[i] >= 0:
-                        ends[level, ended[i], cell] = 1
-                        continue
-                    for o in range(br_start[act_start[i]], br_start[act_start[i + 1]]):
-                        seen[br_next[o], hurt(a, b, width, x, br_dmg[o])] = 1
+            for a in range(1, height):  # row 0: A is down, nothing moves on
+                cells = seen[i, a] & standing
+                if cells == 0:
+                    continue
+                if ended[i] >= 0:
+                    ends[level, ended[i], a] |= cells
+                    continue
+                for o in range(br_start[act_start[i]], br_start[act_start[i + 1]]):
+                    nxt, dmg = br_next[o], br_dmg[o]
+                    if x == 1:  # A takes the damage
+                        seen[nxt, max(0, a - dmg)] |= cells
+                    elif dmg >= width:  # B takes it, and falls wherever it stood
+                        seen[nxt, a] |= 1
+                    else:
+                        falls = cells & ((1 << (dmg + 1)) - 1) != 0
+                        seen[nxt, a] |= cells >> dmg | falls
         starts = ends[level]
     return reached, ends
 
@@ -327,9 +336,9 @@ def solve(
             sign = 1 if x == 0 else -1
             for a in range(height):
                 for b in range(width):
-                    cell = a * width + b
-                    if not reached[level, i, cell]:
+                    if not reached[level, i, a] >> b & 1:
                         continue
+                    cell = a * width + b
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
                         u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
                         f[i, cell, 0], f[i, cell, 1] = u, a - b
@@ -402,9 +411,9 @@ def solve(
         for relics in range(9):
             for a in range(height):
                 for b in range(width):
-                    cell = a * width + b
-                    if not ends[level + 1, relics, cell]:
+                    if not ends[level + 1, relics, a] >> b & 1:
                         continue
+                    cell = a * width + b
                     start_f[relics, cell] = 0.0
                     start_w[relics, cell] = zero
                     start_r[relics, cell] = 0

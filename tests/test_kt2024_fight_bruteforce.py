@@ -271,6 +271,18 @@ def test_a_sequence_too_large_for_the_grid_goes_cell_by_cell(
     assert joint(body) == want
 
 
+def test_rows_wider_than_the_grid_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kernels.reach` keeps a row of B's wounds in one int64: with rows narrower than B's
+    wounds, one heuristic sequence goes cell by cell with the same answer, and several
+    sequences are refused naming B's wounds."""
+    body = {"fighterA": {"feelNoPain": 5}, "fighterB": {"wounds": 10}, "options": {}}
+    want = joint(body)
+    monkeypatch.setattr(flat, "ROW_BITS", 10)
+    assert joint(body) == want
+    caught = refused({**body, "options": {"rounds": 2}})
+    assert (caught.code, caught.field, caught.limit) == ("LIMIT_EXCEEDED", "fighterB.wounds", 9)
+
+
 def test_tables_beyond_their_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many attacks with rules that keep flags make many tactical moments: past the budget a
     fight is refused while its table is being discovered, never left to exhaust the process."""

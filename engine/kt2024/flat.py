@@ -56,6 +56,10 @@ WORD = 2**64
 """OPTIMAL's first modulus: numerators modulo 2**64 are native, wrapping uint64 arithmetic,
 and they alone tell close values apart in every fight whose values stay over 6**33 or less."""
 
+ROW_BITS = 63
+"""The most cells in a row of the grid (B's wounds 0 … 62): `kernels.reach` keeps a row in
+one int64. §12 allows 30 wounds."""
+
 MEMORY_BUDGET = 1024 * 2**20
 """Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.bytes`);
 fights needing more are refused rather than left to exhaust the process."""
@@ -304,13 +308,21 @@ class Flat:
 
     def fits(self, exact: bool) -> bool:
         """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
-        within `MEMORY_BUDGET`."""
+        within `MEMORY_BUDGET`, and its rows within `ROW_BITS`."""
         solving, pushing = (len(p) for p in self.primes(exact))
         per_cell = 9 + 16 * (2 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
-        return self.nodes * self.cells * per_cell <= MEMORY_BUDGET
+        return self.width <= ROW_BITS and self.nodes * self.cells * per_cell <= MEMORY_BUDGET
 
     def check(self, exact: bool) -> None:
-        """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`."""
+        """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`, or whose rows
+        more than `ROW_BITS`."""
+        if self.width > ROW_BITS:
+            raise InputError(
+                "LIMIT_EXCEEDED",
+                "fighterB.wounds",
+                f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
+                ROW_BITS - 1,
+            )
         if not self.fits(exact):
             if not self.optimal:
                 raise too_large("bytes", MEMORY_BUDGET)

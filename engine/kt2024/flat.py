@@ -32,7 +32,7 @@ from .fight_state import Moment, Odds, Status
 from .fighter import Fight, Fighter, FightOptions
 from .primes import PRIMES
 from .sequence import Roll, Sequence
-from .strike import ACTIONS, strike_dice
+from .strike import ACTIONS, Action, strike_dice
 from .weights import power6
 
 STRATEGY = {
@@ -43,6 +43,9 @@ STRATEGY = {
     "OPTIMAL": kernels.OPTIMAL,
 }
 CODE = {action: code for code, action in enumerate(ACTIONS)}
+
+Move = tuple[Action | None, list[tuple[Odds, Moment]]]
+"""An F3 mover's action (None: no parry) and its outcomes."""
 
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
@@ -111,7 +114,7 @@ class Flat:
         """Every node reachable from the openings of the sequences the fight may play, the
         relics used carried from one sequence to the next."""
         seq, table = self.sequence, self.table
-        duels: dict[Moment, int] = {}  # F3 moment → its index among the duels
+        duels: dict[Moment, list[Move]] = {}  # F3 moment → its mover's actions, in order
         reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
         nexts = table._next.reshape(table.size, -1)
         openings: dict[int, list[Moment] | np.ndarray] = {}
@@ -138,12 +141,13 @@ class Flat:
             known = {(i // 3, i % 3) for i in openings}
             relics = sorted(ends - known) if self.rounds > 1 else []
         self.numbers = numbers
-        self.duels = list(duels)
+        self.duels = duels
         self._order(openings)
 
-    def _duels(self, found: list[Moment], duels: dict[Moment, int]) -> list[int]:
-        """F3: the Duelist moments reachable from `found` (added to `duels`), and the table
-        numbers of the F4 moments they and `found` lead to."""
+    def _duels(self, found: list[Moment], duels: dict[Moment, list[Move]]) -> list[int]:
+        """F3: the Duelist moments reachable from `found` (added to `duels` with their
+        mover's actions and their outcomes), and the table numbers of the F4 moments they and
+        `found` lead to."""
         seq, table = self.sequence, self.table
         seeds, stack = set(), list(found)
         while stack:
@@ -153,9 +157,8 @@ class Flat:
                 continue
             if moment in duels:
                 continue
-            duels[moment] = len(duels)
-            for action in self.duel_actions(moment):
-                stack.extend(nxt for _, nxt in seq.after(moment, action))
+            moves = duels[moment] = [(a, seq.after(moment, a)) for a in self.duel_actions(moment)]
+            stack.extend(nxt for _, outcomes in moves for _, nxt in outcomes)
         return np.array(sorted(seeds), dtype=np.int64)
 
     def duel_actions(self, moment: Moment) -> tuple:
@@ -228,13 +231,13 @@ class Flat:
             "dmg": table._damage[n, bcode, bslot],
         }
         duel_rows: list[tuple[int, int, int, int, int, int]] = []  # node, code, a, d, next, dmg
-        by_moment, seq = self.by_moment, self.sequence
+        by_moment = self.by_moment
         duel_actions = []
         for moment, i in by_moment.items():
-            for position, action in enumerate(self.duel_actions(moment)):
+            for position, (action, outcomes) in enumerate(self.duels[moment]):
                 c = CODE[action] if action else -1
                 duel_actions.append((i, position, c))
-                for (oa, od), nxt in seq.after(moment, action):
+                for (oa, od), nxt in outcomes:
                     duel_rows.append((i, c, oa, od, self.node_of(nxt, by_moment), 0))
         # every action row: (node, order within node, code)
         rows_node = np.concatenate(

@@ -493,7 +493,7 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     primes = np.array(pushing, dtype=np.int64)
     modular = (primes, 1.0 / primes)
     finals_f, finals_r = kernels.push(
-        graph, branches, openings, choices, rounds, flat.start, height, width, modular
+        graph, branches, openings, choices, reached, rounds, flat.start, height, width, modular
     )
     if not exact:
         return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}

@@ -93,7 +93,7 @@ def decide(
     projection's outcome is one of the real ones, so the cells it moves to are reached too)."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
-    plans = np.zeros((2, nodes, cells), np.int16)
+    plans = np.empty((2, nodes, cells), np.int16)  # read only where written: no zeroing
     needed = np.zeros(2, np.bool_)
     tracked = np.zeros(2, np.int64)
     for p in (0, 1):
@@ -112,8 +112,9 @@ def decide(
         parried_node = pnext[i, wise] if wise >= 0 else 0
         compares = strategy in (MAX_DAMAGE, MIN_DAMAGE_TO_SELF)
         for a in range(height):
-            for b in range(width):
-                if not region[i, a] >> b & 1:
+            row = region[i, a]
+            for b in range(width if row else 0):
+                if not row >> b & 1:
                     continue
                 cell = a * width + b
                 if not tactical[i] or a == 0 or b == 0:
@@ -320,9 +321,10 @@ def solve(
     primes, inverses, pow_word, pow_res, garner, step, tolerance = exact
     nodes, k, cells = len(mover), len(primes), height * width
     choices = np.zeros((rounds, nodes, cells), np.int8)
-    f = np.zeros((nodes, cells, 2))
-    w = np.zeros((nodes, cells, 2), np.uint64)
-    r = np.zeros((nodes, cells, 2, k), np.int64)
+    # every value read is of a reached cell, written first at the same level: no zeroing
+    f = np.empty((nodes, cells, 2))
+    w = np.empty((nodes, cells, 2), np.uint64)
+    r = np.empty((nodes, cells, 2, k), np.int64)
     start_f = np.zeros((9, cells, 2))
     start_w = np.zeros((9, cells, 2), np.uint64)
     start_r = np.zeros((9, cells, 2, k), np.int64)
@@ -335,8 +337,9 @@ def solve(
             exponent = exponents[i] + level * step
             sign = 1 if x == 0 else -1
             for a in range(height):
-                for b in range(width):
-                    if not reached[level, i, a] >> b & 1:
+                row = reached[level, i, a]
+                for b in range(width if row else 0):
+                    if not row >> b & 1:
                         continue
                     cell = a * width + b
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
@@ -450,13 +453,10 @@ def _move(
     state: tuple, source: Arrays, cell: int, node: int, wa: int, wb: int, odds: Arrays, o: int
 ) -> None:
     """mass[node, (wa, wb)] += odds o (as a float, and modulo each prime) × the mass at
-    `source` (a row of `mass`, or of the sequence ends) and `cell`; `least` follows the
-    least wounds each node has received mass at. `state` = (mass as floats, as residues,
-    least, width, primes, their inverses as floats)."""
-    mass_f, mass_r, least, width, primes, inverses = state
+    `source` (a row of `mass`, or of the sequence ends) and `cell`. `state` = (mass as
+    floats, as residues, width, primes, their inverses as floats)."""
+    mass_f, mass_r, width, primes, inverses = state
     p, res = odds
-    least[node, 0] = min(least[node, 0], wa)
-    least[node, 1] = min(least[node, 1], wb)
     moved = wa * width + wb
     mass_f[node, moved] += p[o] * source[0][cell]
     for q in range(len(primes)):
@@ -470,6 +470,7 @@ def push(
     branches: Arrays,
     openings: Arrays,
     choices: Array,
+    reached: Array,
     rounds: int,
     start: int,
     height: int,
@@ -483,26 +484,32 @@ def push(
     `openings`, the curse moving cells) and pushes it down the nodes, each (node, cell) split
     by the mover's choice there and by its action's odds; mass where a fighter falls leaves
     for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
-    relics used and starts the next. Only cells between the least wounds mass has reached a
-    node with (`least`) and the starting wounds are visited."""
+    relics used and starts the next. Only the cells `reach` found are visited (and zeroed
+    before each sequence)."""
     mover, optimal, ended, _, heuristic, act_start = graph
     br_start, br_p, br_res, br_next, br_dmg = branches
     op_start, op_p, op_res, op_la, op_lb, op_node = openings
     primes, inverses = exact
     nodes, k, cells = len(mover), len(primes), height * width
-    mass_f = np.zeros((nodes + 1, cells))
-    mass_r = np.zeros((nodes + 1, cells, k), np.int64)
+    mass_f = np.empty((nodes + 1, cells))
+    mass_r = np.empty((nodes + 1, cells, k), np.int64)
+    mass_f[nodes] = 0.0
+    mass_r[nodes] = 0
     ends_f = np.zeros((9, cells))
     ends_r = np.zeros((9, cells, k), np.int64)
     ends_f[0, start] = 1.0
     ends_r[0, start] = 1
-    least = np.zeros((nodes + 1, 2), np.int64)
-    state = (mass_f, mass_r, least, width, primes, inverses)
+    standing = (1 << width) - 2  # every cell of a row but B's 0
+    state = (mass_f, mass_r, width, primes, inverses)
     for played in range(rounds):
         level = rounds - 1 - played
-        mass_f[:nodes] = 0.0
-        mass_r[:nodes] = 0
-        least[:] = height + width
+        for i in range(nodes):
+            for a in range(1, height):
+                row = reached[level, i, a] & standing
+                for b in range(width if row else 0):
+                    if row >> b & 1:
+                        mass_f[i, a * width + b] = 0.0
+                        mass_r[i, a * width + b] = 0
         for relics in range(9):
             source = (ends_f[relics], ends_r[relics])
             for a in range(1, height):
@@ -519,10 +526,11 @@ def push(
         for i in range(nodes - 1, -1, -1):
             x, first, end = mover[i], act_start[i], ended[i]
             source = (mass_f[i], mass_r[i])
-            for a in range(max(1, least[i, 0]), height):
-                for b in range(max(1, least[i, 1]), width):
+            for a in range(1, height):
+                row = reached[level, i, a] & standing
+                for b in range(width if row else 0):
                     cell = a * width + b
-                    if not _holds(mass_f, mass_r, i, cell):
+                    if not row >> b & 1 or not _holds(mass_f, mass_r, i, cell):
                         continue
                     if end >= 0:
                         ends_f[end, cell] += mass_f[i, cell]

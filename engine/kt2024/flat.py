@@ -214,70 +214,44 @@ class Flat:
         self._actions(openings)
 
     def _actions(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
-        """Actions (per node, in O4's order) and their outcomes, as CSR arrays."""
-        table, numbers, f4 = self.table, self.numbers, self.f4_ids
-        a = table._a[numbers]  # (F4 nodes, code, slot)
-        valid = a > 0
-        fi, code = np.nonzero(valid.any(axis=2))
-        act_node, act_code = [f4[fi]], [code]
-        bi, bcode, bslot = np.nonzero(valid)
-        n = numbers[bi]
-        branch = {
-            "node": f4[bi],
-            "code": bcode,
-            "a": a[bi, bcode, bslot],
-            "d": table._d[n, bcode, bslot],
-            "next": self.index[table._next[n, bcode, bslot]],
-            "dmg": table._damage[n, bcode, bslot],
-        }
-        duel_rows: list[tuple[int, int, int, int, int, int]] = []  # node, code, a, d, next, dmg
-        by_moment = self.by_moment
-        duel_actions = []
-        for moment, i in by_moment.items():
-            for position, (action, outcomes) in enumerate(self.duels[moment]):
-                c = CODE[action] if action else -1
-                duel_actions.append((i, position, c))
-                for (oa, od), nxt in outcomes:
-                    duel_rows.append((i, c, oa, od, self.node_of(nxt, by_moment), 0))
-        # every action row: (node, order within node, code)
-        rows_node = np.concatenate(
-            [*act_node, np.array([r[0] for r in duel_actions], dtype=np.int64)]
+        """Actions (per node, in O4's order) and their outcomes, as CSR arrays
+        (`kernels.flatten`)."""
+        table, by_moment = self.table, self.by_moment
+        source = np.empty(self.nodes, dtype=np.int64)
+        source[self.f4_ids] = self.numbers
+        source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
+        duel_first, codes, outcome_first, outcomes = [0], [], [0], []
+        for moves in self.duels.values():
+            for action, after in moves:
+                codes.append(CODE[action] if action else -1)
+                outcomes += [(a, d, self.node_of(nxt, by_moment)) for (a, d), nxt in after]
+                outcome_first.append(len(outcomes))
+            duel_first.append(len(codes))
+        duels = (
+            np.array(duel_first, dtype=np.int64),
+            np.array(codes, dtype=np.int64),
+            np.array(outcome_first, dtype=np.int64),
+            np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3),
         )
-        rows_code = np.concatenate(
-            [*act_code, np.array([r[2] for r in duel_actions], dtype=np.int64)]
-        )
-        rows_order = np.concatenate([code, np.array([r[1] for r in duel_actions], dtype=np.int64)])
-        order = np.lexsort((rows_order, rows_node))
-        rows_node, rows_code = rows_node[order], rows_code[order]
-        self.act_start = np.searchsorted(rows_node, np.arange(self.nodes + 1)).astype(np.int64)
-        # the index of (node, code) among the actions, codes −1..3 as columns 0..4
-        action_of = np.full((self.nodes, 5), -1, dtype=np.int64)
-        action_of[rows_node, rows_code + 1] = np.arange(len(rows_node))
-        self.position = np.where(
-            action_of[:, 1:] >= 0, action_of[:, 1:] - self.act_start[:-1, None], -1
-        )
-        if duel_rows:
-            extra = np.array(duel_rows, dtype=object)
-            for k, name in enumerate(("node", "code", "a", "d", "next", "dmg")):
-                branch[name] = np.concatenate([branch[name], extra[:, k].astype(np.int64)])
-        owner = action_of[branch["node"], branch["code"] + 1]
-        order = np.argsort(owner, kind="stable")
-        self.br_start = np.searchsorted(owner[order], np.arange(len(rows_node) + 1)).astype(
-            np.int64
-        )
-        key = branch["a"][order] * 64 + branch["d"][order]  # odds a / 6**d, d < 64
+        moves = (table._a, table._d, table._next, table._damage)
+        (
+            self.act_start,
+            self.position,
+            self.br_start,
+            br_a,
+            br_d,
+            self.br_next,
+            self.br_dmg,
+            self.br_lift,
+        ) = kernels.flatten(source, moves, self.index, self.exponent, duels)
+        """`br_lift`: per outcome, the exponent of 6 its odds' numerator is raised by to carry
+        the next node's numerators (over 6**exponent there) to its own node's."""
+        key = br_a * 64 + br_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
-        self.br_next = branch["next"][order]
-        self.br_dmg = branch["dmg"][order]
-        self.br_lift = (
-            self.exponent[branch["node"][order]] - branch["d"][order] - self.exponent[self.br_next]
-        )
-        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
-        node's numerators (over 6**exponent there) to its own node's."""
-        useful = self.tactical[rows_node]
-        if (self.br_next < 0).any() or (self.pnext[rows_node[useful], rows_code[useful]] < 0).any():
+        projected = self.pnext[self.tactical][self.position[self.tactical] >= 0]
+        if (self.br_next < 0).any() or (projected < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         if (self.br_lift < 0).any():
             raise AssertionError("an outcome rolls more dice than its successes allow for")

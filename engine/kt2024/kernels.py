@@ -168,6 +168,71 @@ def closure(nexts: Array, seeds: Array, found: Array) -> None:
 
 
 @jit
+def flatten(
+    source: Array, moves: Arrays, index: Array, exponent: Array, duels: Arrays
+) -> tuple[Array, ...]:
+    """Every node's actions, in O4's order, and their outcomes as CSR arrays: (first action
+    of each node, each code's action index within its node or −1, first outcome of each
+    action, and per outcome its odds a and d (a / 6**d), next node, damage and lift: the
+    exponent of 6 its numerator is raised by to carry the next node's values to its own).
+
+    An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (odds a, odds d,
+    next moment, damage; per moment, code and outcome slot), codes in order, slots with odds
+    in order; an F3 node (`source` = −1 − its index among the duels) takes `duels` (first
+    action of each duel, each action's code (−1: no parry) and first outcome, each outcome's
+    a, d and next node), its actions in the order they were listed."""
+    odds_a, odds_d, nexts, damage = moves
+    duel_first, duel_code, outcome_first, outcomes = duels
+    nodes, slots = len(source), odds_a.shape[2]
+    act_start = np.zeros(nodes + 1, np.int64)
+    position = np.full((nodes, 4), -1, np.int64)
+    br_start = np.zeros(4 * nodes + len(duel_code) + 1, np.int64)
+    most = 4 * slots * nodes + len(outcomes)
+    br = np.zeros((5, most), np.int64)  # a, d, next, damage, lift
+    actions = count = 0
+    for i in range(nodes):
+        act_start[i] = actions
+        n = source[i]
+        if n >= 0:
+            for code in range(4):
+                for slot in range(slots):
+                    if odds_a[n, code, slot] <= 0:
+                        continue
+                    if position[i, code] < 0:
+                        position[i, code] = actions - act_start[i]
+                        br_start[actions] = count
+                        actions += 1
+                    br[0, count], br[1, count] = odds_a[n, code, slot], odds_d[n, code, slot]
+                    br[2, count], br[3, count] = index[nexts[n, code, slot]], damage[n, code, slot]
+                    br[4, count] = exponent[i] - br[1, count] - exponent[br[2, count]]
+                    count += 1
+        else:
+            duel = -1 - n
+            for t in range(duel_first[duel], duel_first[duel + 1]):
+                if duel_code[t] >= 0:
+                    position[i, duel_code[t]] = actions - act_start[i]
+                br_start[actions] = count
+                actions += 1
+                for o in range(outcome_first[t], outcome_first[t + 1]):
+                    for column in range(3):
+                        br[column, count] = outcomes[o, column]
+                    br[4, count] = exponent[i] - br[1, count] - exponent[br[2, count]]
+                    count += 1
+    act_start[nodes] = actions
+    br_start[actions] = count
+    return (
+        act_start,
+        position,
+        br_start[: actions + 1].copy(),
+        br[0, :count].copy(),
+        br[1, :count].copy(),
+        br[2, :count].copy(),
+        br[3, :count].copy(),
+        br[4, :count].copy(),
+    )
+
+
+@jit
 def reach(
     graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, height: int, width: int
 ) -> tuple[Array, Array]:

@@ -57,7 +57,7 @@ these gaps is recovered whole."""
 
 WORD = 2**64
 """OPTIMAL's first modulus: numerators modulo 2**64 are native, wrapping uint64 arithmetic,
-and they alone tell close values apart in every fight whose values stay over 6**33 or less."""
+and they alone tell close values apart in every fight whose values stay over 6**32 or less."""
 
 ROW_BITS = 63
 """The most cells in a row of the grid (B's wounds 0 … 62): `kernels.reach` keeps a row in

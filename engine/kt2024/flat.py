@@ -10,10 +10,12 @@ odds are functions of the wound-free moment. So a fight is a graph of wound-free
 * nodes are ordered by unresolved successes left (both fighters), then F3 before F4, so
   every action leads to a lower node;
 * per node its actions (§9.8 O1's candidates, in O4's order) and per action its outcomes:
-  odds (a float and modulo some primes), the next node and the damage dealt.
+  odds (a float, modulo some primes, and as the integer that carries numerators from the
+  next node's power of 6 to this one's), the next node and the damage dealt.
 
-`resolve` then runs the heuristic choices (`kernels.decide`), OPTIMAL's choices
-(`kernels.solve`) and the real resolution (`kernels.push`) over that graph.
+`resolve` then finds the cells any play reaches (`kernels.reach`) and runs the heuristic
+choices (`kernels.decide`), OPTIMAL's choices (`kernels.solve`) and the real resolution
+(`kernels.push`) over them.
 """
 
 from __future__ import annotations

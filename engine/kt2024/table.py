@@ -16,7 +16,7 @@ No Pain (S8, S9) never trigger in a projection and belong to the real resolution
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -250,6 +250,12 @@ def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     )
 
 
+def listed(column: str) -> cached_property:
+    """`Table.columns[column]` as a Python list, made when first read: the cell-by-cell path
+    (`projection`, `fight.Resolution`) looks moments up one at a time, the grid never does."""
+    return cached_property(lambda table: table.columns[column].tolist())
+
+
 class Table:
     """The F4 moments of one fight, numbered densely, with what each action does there.
 
@@ -259,7 +265,9 @@ class Table:
     NORMAL parry), `next[code][n]` is the moment after it (−1 where it is not a useful action)
     and `damage[code][n]` its damage, both projected (§9.6: Relics and Feel No Pain never
     trigger); `branches` gives the real outcomes with their odds. The other lists are what
-    §9.5 asks about a moment's mover. Lists, not arrays: they are looked up one cell at a time.
+    §9.5 asks about a moment's mover. The same is kept as arrays (`columns`, `_next`, `_a`,
+    …) for the grid (`flat`); the lists, looked up one cell at a time by the cell-by-cell path,
+    are made when first read.
     """
 
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
@@ -478,10 +486,7 @@ class Table:
         nexts, self._damage, self._a, self._d, mover, facts = rules
         self._next = np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
         successes = sides[0].successes + sides[1].successes
-        self.left = successes.tolist()
-        self.over = (successes == 0).tolist()
         used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
-        self.relics_used = [tuple(pair) for pair in used.tolist()]
         self.columns = {
             "left": successes,
             "over": successes == 0,
@@ -489,12 +494,26 @@ class Table:
             "relics_used": used,
             **facts,
         }
-        """The same as arrays, for whole fights at once (`flat`)."""
-        self.mover = mover.tolist()
-        for name in facts:
-            setattr(self, name, self.columns[name].tolist())
-        self.next = [self._next[:, code, 0].tolist() for code in range(4)]
-        self.damage = [self._damage[:, code, 0].tolist() for code in range(4)]
+        """What the moments are and what §9.5 asks there, as arrays, for whole fights at once
+        (`flat`); as lists, one moment at a time, through the attributes of the same names."""
+
+    left, over, mover = listed("left"), listed("over"), listed("mover")
+    hit, always, stun = listed("hit"), listed("always"), listed("stun")
+    block, reach, wise = listed("block"), listed("reach"), listed("wise")
+
+    @cached_property
+    def relics_used(self) -> list[tuple[int, int]]:
+        return [tuple(pair) for pair in self.columns["relics_used"].tolist()]
+
+    @cached_property
+    def next(self) -> list[list[int]]:
+        """Per action code, the projected next moment of every moment (−1: not useful)."""
+        return [self._next[:, code, 0].tolist() for code in range(4)]
+
+    @cached_property
+    def damage(self) -> list[list[int]]:
+        """Per action code, the projected damage at every moment."""
+        return [self._damage[:, code, 0].tolist() for code in range(4)]
 
     def branches(self, n: int, code: int) -> list[tuple[Odds, int, int]]:
         """The outcomes of the mover's action `code` at moment n with its Relic and Feel No

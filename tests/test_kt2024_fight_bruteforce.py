@@ -27,34 +27,43 @@ def joint(body: dict, exact: bool = True) -> dict:
     return final_wounds(engine_fight(body, exact), exact)
 
 
+def oracle(body: dict) -> dict:
+    """The die-by-die oracle's joint distribution of final wounds, cells of probability 0
+    left out (as `joint` leaves them)."""
+    options = body["options"]
+    fighters = body["fighterA"], body["fighterB"]
+    finals = Oracle(*fighters, options["firstToAct"], options["rounds"]).finals()
+    return {w: p for w, p in finals.items() if p}
+
+
+def through_residues(body: dict) -> dict:
+    """`joint` with every float gap deemed too close to call, so that each OPTIMAL
+    comparison goes through the numerators' residues."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flat, "TOLERANCE", flat.TOLERANCE * 1e12)
+        return joint(body)
+
+
 # ---- the oracle --------------------------------------------------------------------------
 
 
 @slow(150)
 @given(fights())
 def test_matches_die_by_die_oracle(body: dict) -> None:
-    options = body["options"]
-    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
-    want = {w: p for w, p in oracle.finals().items() if p}
-    assert joint(body) == want
+    assert joint(body) == oracle(body)
 
 
 @slow(150)
 @given(fights(max_attacks=4, max_wounds=10, max_rounds=1, strategies=HEURISTICS))
 def test_heuristics_match_die_by_die_oracle(body: dict) -> None:
     """Longer alternations, where last blocks (D4) and projections (D5) decide more often."""
-    options = body["options"]
-    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
-    want = {w: p for w, p in oracle.finals().items() if p}
-    assert joint(body) == want
+    assert joint(body) == oracle(body)
 
 
 @slow(60)
 @given(fights(max_attacks=2, max_wounds=6, strategies=("OPTIMAL",)))
 def test_optimal_vs_optimal_matches_oracle(body: dict) -> None:
-    options = body["options"]
-    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
-    assert joint(body) == {w: p for w, p in oracle.finals().items() if p}
+    assert joint(body) == oracle(body)
 
 
 def test_oracle_reproduces_a_worked_example() -> None:
@@ -335,9 +344,10 @@ def test_wounds_grid_matches_sequence_by_sequence(body: dict) -> None:
     assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
 
 
-def test_optimal_residue_moduli_are_primes() -> None:
-    """OPTIMAL tells close values equal by their residues: the moduli must be primes (so
-    that 6 is invertible and a product of them bounds the numerators' difference)."""
+def test_residue_moduli_are_primes() -> None:
+    """Exact mode carries masses as a / 6**d modulo primes (6 must be invertible), and
+    OPTIMAL its numerators modulo 2**64 and primes (Garner needs moduli coprime in pairs, and
+    their product bounds the numerators' difference): the table holds distinct odd primes."""
     assert len(set(primes.PRIMES)) == len(primes.PRIMES)
     for p in primes.PRIMES:
         assert p < 2**31 and p % 2 and all(p % k for k in range(3, int(p**0.5) + 1, 2))
@@ -358,10 +368,7 @@ def test_optimal_exact_comparisons_over_each_nodes_power_of_six(
         "fighterB": {**side, "feelNoPain": feel_no_pain},
         "options": {"firstToAct": "A", "rounds": 1},
     }
-    oracle = Oracle(body["fighterA"], body["fighterB"], "A", 1)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(flat, "TOLERANCE", flat.TOLERANCE * 1e12)
-        assert joint(body) == {w: p for w, p in oracle.finals().items() if p}
+    assert through_residues(body) == oracle(body)
 
 
 @slow(20)
@@ -369,8 +376,4 @@ def test_optimal_exact_comparisons_over_each_nodes_power_of_six(
 def test_optimal_exact_comparisons_match_oracle(body: dict) -> None:
     """With every float gap deemed too close to call, each OPTIMAL comparison goes through
     the residues (ties) or the exact values at those cells (the rest): same answers."""
-    options = body["options"]
-    oracle = Oracle(body["fighterA"], body["fighterB"], options["firstToAct"], options["rounds"])
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(flat, "TOLERANCE", flat.TOLERANCE * 1e12)
-        assert joint(body) == {w: p for w, p in oracle.finals().items() if p}
+    assert through_residues(body) == oracle(body)

@@ -66,7 +66,7 @@ ROW_BITS = 63
 one int64. §12 allows 30 wounds."""
 
 MEMORY_BUDGET = 1024 * 2**20
-"""Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.bytes`);
+"""Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.fits`);
 fights needing more are refused rather than left to exhaust the process."""
 
 
@@ -341,15 +341,27 @@ def floats(odds: list[Odds]) -> np.ndarray:
     return np.array([a / power6(d) for a, d in odds])
 
 
+def paired(
+    flat: Flat, mine: np.ndarray, theirs: np.ndarray, modulus: np.ndarray | None = None
+) -> np.ndarray:
+    """Per opening row of `flat` (every joint roll, A's outer, once per relics used), the
+    product of both fighters' own values (rows of `mine`, `theirs`), modulo `modulus` (per
+    column) if given."""
+    product = mine[:, None] * theirs[None, :]
+    if modulus is not None:
+        product %= modulus
+    product = product.reshape(len(mine) * len(theirs), *mine.shape[1:])
+    return np.tile(product, (len(flat.used),) + (1,) * (product.ndim - 1))
+
+
 def roll_odds(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The odds of every joint roll of `flat`'s openings, as floats and modulo each prime:
-    the products of both fighters' own (rolls pair them up, A's outer)."""
+    """The odds of every opening row of `flat`, as floats and modulo each prime."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
-    p = np.outer(floats(mine), floats(theirs)).ravel()
     column = np.array(primes, dtype=np.int64)
-    r = (residues(mine, primes)[:, None, :] * residues(theirs, primes)[None, :, :]) % column
-    count = len(flat.used)
-    return np.tile(p, count), np.tile(r.reshape(len(p), len(primes)), (count, 1))
+    return (
+        paired(flat, floats(mine), floats(theirs)),
+        paired(flat, residues(mine, primes), residues(theirs, primes), column),
+    )
 
 
 def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.uint64, np.ndarray]:
@@ -394,12 +406,9 @@ def opening_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.
     mine, theirs = (scales([a for (a, _), *_ in rolls], primes) for rolls in flat.sequence.openings)
     lift = flat.depth * flat.top - flat.exponent[flat.op_node]
     power_word, power_rest = powers6(primes, lift.max())
-    count = len(flat.used)
-    word = np.tile(np.outer(mine[0], theirs[0]).ravel(), count) * power_word[lift]
     column = np.array(primes, dtype=np.int64)
-    rest = (mine[1][:, None, :] * theirs[1][None, :, :]) % column
-    rest = np.tile(rest.reshape(len(word) // count, len(primes)), (count, 1))
-    return word, rest * power_rest[lift] % column
+    word = paired(flat, mine[0], theirs[0]) * power_word[lift]
+    return word, paired(flat, mine[1], theirs[1], column) * power_rest[lift] % column
 
 
 def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list[int]:

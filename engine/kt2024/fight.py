@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from . import flat
 from .fight_state import CERTAIN, Odds, Status
 from .fighter import Fight
@@ -115,9 +117,9 @@ class Resolution:
         seq, p, table = self.sequence, self.precision, self.table
         found = self._openings[relics] = []
         if seq.certain and not seq.duelists:  # F4 at once, its moment numbered from the hands
-            first = seq.first
-            for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-                n = table.opening(first if (ca + na, cb + nb)[first] else 1 - first, ca, na, cb, nb)
+            hands = np.array([(ca, na, cb, nb) for _, (ca, na, _), (cb, nb, _) in seq.rolls])
+            numbers = table.openings(seq.first, hands.reshape(-1, 4), relics).tolist()
+            for (odds, (*_, la), (*_, lb)), n in zip(seq.rolls, numbers, strict=True):
                 found.append((p.factor(odds, self.step), la, lb, n, 0))
             return found
         for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:

@@ -340,17 +340,7 @@ class Table:
             ],
             dtype=np.int64,
         )
-        sides = [
-            Side(
-                seeds[:, 1 + 2 * x],
-                seeds[:, 2 + 2 * x],
-                {
-                    k: seeds[:, 5 + x] if k == "relics_used" else np.zeros(len(seeds), bool)
-                    for k in self.kept[x]
-                },
-            )
-            for x in (0, 1)
-        ]
+        sides = self._opening_sides(seeds[:, 1:5], seeds[:, 5:7])
         seen = np.unique(self._encode(seeds[:, 0], sides))
         frontier, found = seen, []
         while len(frontier):
@@ -377,6 +367,19 @@ class Table:
         facts = {k: gathered(lambda rules, k=k: rules[5][k]) for k in found[0][1][5]}
         return keys[order], (*arrays, facts)
 
+    def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
+        """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
+        B, normals B), the relics each fighter has used (columns), every other flag clear."""
+        clear = np.zeros(len(hands), dtype=bool)
+        return [
+            Side(
+                hands[:, 2 * x],
+                hands[:, 2 * x + 1],
+                {k: relics[:, x] if k == "relics_used" else clear for k in self.kept[x]},
+            )
+            for x in (0, 1)
+        ]
+
     def number(self, active: int, pair: Pair) -> int:
         """The number of the F4 moment with `active` to act on `pair` (its wounds ignored); a
         fighter without unresolved successes passes at once."""
@@ -389,32 +392,12 @@ class Table:
                 n += int(getattr(status, k)) * stride
         return self._index[n]
 
-    def opening(self, active: int, ca: int, na: int, cb: int, nb: int) -> int:
-        """`number` of a sequence's first F4 moment (every flag clear) from both hands, with
-        `active` the fighter whose turn it is (one with unresolved successes, if any)."""
-        (stride_a, stride_b), _ = self._digits
-        return self._index[
-            active * self.strides["active"]
-            + self._hands[0][(ca, na)] * stride_a
-            + self._hands[1][(cb, nb)] * stride_b
-        ]
-
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
-        normals A, crits B, normals B), every flag clear but the relics used carried in."""
-        sides = [
-            Side(
-                hands[:, 2 * x],
-                hands[:, 2 * x + 1],
-                {
-                    k: np.full(len(hands), relics[x])
-                    if k == "relics_used"
-                    else np.zeros(len(hands), bool)
-                    for k in self.kept[x]
-                },
-            )
-            for x in (0, 1)
-        ]
+        normals A, crits B, normals B), every flag clear but the relics used carried in;
+        `first` acts first unless it has no unresolved successes."""
+        used = np.broadcast_to(np.array(relics, dtype=np.int64), (len(hands), 2))
+        sides = self._opening_sides(hands, used)
         return np.searchsorted(self.keys, self._encode(np.full(len(hands), first), sides))
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:

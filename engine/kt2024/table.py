@@ -464,7 +464,6 @@ class Table:
         each action does there (`rules`, as `_rules` gives it for those keys)."""
         self.keys = keys
         self.size = len(keys)
-        self._index = dict(zip(keys.tolist(), range(self.size), strict=True))
         _, sides = self._sides(keys)
         nexts, self._damage, self._a, self._d, mover, facts = rules
         self._next = np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
@@ -479,6 +478,11 @@ class Table:
         }
         """What the moments are and what §9.5 asks there, as arrays, for whole fights at once
         (`flat`); as lists, one moment at a time, through the attributes of the same names."""
+
+    @cached_property
+    def _index(self) -> dict[int, int]:
+        """Moment numbers by key, for `number` (one moment at a time)."""
+        return dict(zip(self.keys.tolist(), range(self.size), strict=True))
 
     left, over, mover = listed("left"), listed("over"), listed("mover")
     hit, always, stun = listed("hit"), listed("always"), listed("stun")

@@ -279,11 +279,10 @@ def reach(
                     nxt, dmg = br_next[o], br_dmg[o]
                     if x == 1:  # A takes the damage
                         seen[nxt, max(0, a - dmg)] |= cells
-                    elif dmg >= width:  # B takes it, and falls wherever it stood
-                        seen[nxt, a] |= 1
-                    else:
-                        falls = cells & ((1 << (dmg + 1)) - 1) != 0
-                        seen[nxt, a] |= cells >> dmg | falls
+                        continue
+                    shift = min(dmg, width - 1)  # B takes it (from width − 1 on, B always falls)
+                    falls = cells & ((1 << (shift + 1)) - 1) != 0
+                    seen[nxt, a] |= cells >> shift | falls
         starts = ends[level]
     return reached, ends
 

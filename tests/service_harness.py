@@ -2,7 +2,8 @@
 
 `Server` runs `killmath serve` exactly as a user would, with its settings in the environment,
 and always stops it. `owned_redis` (conftest's `redis_url` fixture) finds the test Redis: the
-machine's 127.0.0.1:6379 (db 13, flushed by the tests that use it); else a `redis-server`
+machine's 127.0.0.1:6379 (db 13, or `KILLMATH_TEST_REDIS_DB` so that parallel runs in several
+checkouts keep apart; flushed by the tests that use it); else a `redis-server`
 started on a free port if one is installed; else the test is skipped — except under CI=true,
 where a missing Redis fails.
 `controlled_redis` starts a Redis of the test's own (loadtests/redis_process.py) that the test
@@ -29,7 +30,7 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parents[1]
-TEST_DB = 13
+TEST_DB = int(os.environ.get("KILLMATH_TEST_REDIS_DB", "13"))
 
 
 def load_loadtests_module(stem: str) -> ModuleType:

@@ -28,7 +28,7 @@ from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
 from schema.answers.kt2013 import Kt2013ModelResult, Kt2013VehicleResult
-from schema.errors import from_validation_error
+from schema.errors import each, from_validation_error
 from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
 from schema.models import ApiModel, engine_model, engine_value
 
@@ -194,7 +194,7 @@ def parse(mode: str, body: Mapping[str, Any]) -> Attack:
     try:
         validated = AttackIn.model_validate(body)
     except ValidationError as exc:
-        raise _untagged(from_validation_error(exc)) from None
+        raise each(from_validation_error(exc), _untagged) from None
     return to_attack(mode, validated)
 
 

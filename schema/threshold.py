@@ -17,6 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 from pydantic import Field, StrictBool, StrictStr, ValidationError
+from pydantic_core import ErrorDetails
 
 from engine.errors import InputError
 from engine.threshold import ENGINE_VERSION
@@ -45,7 +46,7 @@ from schema.answers.threshold import (
     ThresholdHealResult,
     ThresholdUnitAftermath,
 )
-from schema.errors import dotted, from_validation_error
+from schema.errors import dotted, field_error, from_validation_error
 from schema.fields import Count, ExactOptions, RuleRange, StrictModel
 from schema.report import distribution, exact_members
 
@@ -112,16 +113,19 @@ class Parsed(Generic[S]):
     exact: bool
 
 
+def _field_error(error: ErrorDetails, prefix: str) -> InputError:
+    if error["type"] == "too_long":  # only `units` has a maximum length
+        limit = int(error["ctx"]["max_length"])
+        field = dotted(tuple(error["loc"]), prefix)
+        return InputError("LIMIT_EXCEEDED", field, f"at most {limit} entries", limit)
+    return field_error(error, prefix)
+
+
 def _validate(model: type[M], body: Mapping[str, Any]) -> M:
     try:
         return model.model_validate(dict(body))
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        if first["type"] == "too_long":  # only `units` has a maximum length
-            limit = int(first["ctx"]["max_length"])
-            field = dotted(tuple(first["loc"]))
-            raise InputError("LIMIT_EXCEEDED", field, f"at most {limit} entries", limit) from None
-        raise from_validation_error(exc) from None
+        raise from_validation_error(exc, convert=_field_error) from None
 
 
 def _target(model: TargetModel, path: str) -> Target:

@@ -62,10 +62,15 @@ def build_cache(settings: Settings) -> Cache:
     return Cache(LRU(settings.cache_entries), l2)
 
 
+HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own 404/405 in the service's error shape."""
+    """Starlette's own refusals in the service's error shape: an unknown path is NOT_FOUND, a
+    known path asked with another method METHOD_NOT_ALLOWED (with Starlette's `Allow`)."""
     assert isinstance(exc, HTTPException)
-    return refusal(exc.status_code, "INVALID_INPUT", exc.detail, headers=exc.headers)
+    code = HTTP_CODES.get(exc.status_code, "INVALID_INPUT")
+    return refusal(exc.status_code, code, exc.detail, headers=exc.headers)
 
 
 async def unexpected(request: Request, exc: Exception) -> Response:

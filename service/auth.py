@@ -28,7 +28,6 @@ Without keys there is no identity to limit by, so rate limiting needs keys.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 import logging
@@ -244,15 +243,11 @@ def describe(settings: Settings) -> None:
 
 def document_security(document: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """Say in the OpenAPI document what this server enforces: the bearer scheme on every
-    operation but the public ones, with their 401 (and 429 when rate limited) answers, and
-    the codes they carry in the `Error` schema. Without keys the document is returned
-    unchanged: it describes this server, which then never answers either code."""
+    operation but the public ones, with their 401 (and 429 when rate limited) answers (the
+    `Error` schema lists every code the service has). Without keys the document is returned
+    unchanged: it describes this server, which then never answers either status."""
     if not settings.api_keys:
         return document
-    codes = ["UNAUTHORIZED", *(["RATE_LIMITED"] if settings.rate_limit > 0 else [])]
-    schemas = document["components"]["schemas"]
-    schemas["Error"] = copy.deepcopy(schemas["Error"])  # openapi.ERROR is shared
-    schemas["Error"]["properties"]["error"]["properties"]["code"]["enum"].extend(codes)
     content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     refusals: dict[str, Any] = {
         "401": {

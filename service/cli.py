@@ -2,8 +2,9 @@
 
 `shoot` and `fight` evaluate one kt2024 scenario (JSON as the argument, or on stdin).
 `batch` reads JSON lines of envelopes and writes one JSON line per input line, in order; a
-bad line gets `{"error": {...}}` and the batch goes on; the exit status is 0 only if every line
-succeeded. Other subcommands live in their own modules, listed in COMMAND_MODULES: each has
+bad line gets `{"error": {...}, "errors": [...]}` (`schema.errors.error_body`) and the batch
+goes on; the exit status is 0 only if every line succeeded. Other subcommands live in their
+own modules, listed in COMMAND_MODULES: each has
 `add_parser(subparsers)` registering a parser whose `run` default handles it.
 """
 
@@ -19,6 +20,7 @@ import orjson
 
 from engine.errors import InputError
 from schema import references, registry
+from schema.errors import error_body
 
 COMMAND_MODULES: list[str] = ["service.commands_serve", "service.commands_catalog"]
 
@@ -33,11 +35,11 @@ def evaluate_line(line: str | bytes, mode: str | None = None) -> tuple[dict[str,
         envelope = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         error = InputError("INVALID_INPUT", "", f"not valid JSON: {exc}")
-        return {"error": error.as_json()}, False
+        return error_body(error), False
     try:
         return registry.run(references.expand(envelope), mode), True
     except InputError as exc:
-        return {"error": exc.as_json()}, False
+        return error_body(exc), False
 
 
 def run_batch(lines: Iterable[str], out: TextIO) -> bool:

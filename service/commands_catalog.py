@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from engine.errors import InputError
+from schema.errors import error_body
 from schema.importers import FORMATS, import_text
 from schema.weapon_rules import parse_rules
 
@@ -34,12 +35,12 @@ def _import(args: argparse.Namespace) -> int:
     try:
         content = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as exc:
-        _print({"error": InputError("INVALID_INPUT", "file", str(exc)).as_json()})
+        _print(error_body(InputError("INVALID_INPUT", "file", str(exc))))
         return 1
     try:
         result = import_text(content, args.format)
     except InputError as exc:
-        _print({"error": exc.as_json()})
+        _print(error_body(exc))
         return 1
     _print(result.as_json())
     return 1 if result.problems else 0

@@ -27,7 +27,7 @@ from pydantic import Field, StrictInt, ValidationError
 
 from engine.errors import InputError
 from schema.answers.grid import GridSummary
-from schema.errors import from_validation_error
+from schema.errors import every, from_validation_error, gathered
 from schema.fields import StrictModel
 from schema.limits import grid_too_large
 from schema.report import ratio
@@ -126,13 +126,17 @@ def _where(error: InputError, index: Index, grid: GridRequest) -> InputError:
 
 
 def prepare_cells(grid: GridRequest) -> list[Job]:
-    """Validate and key every cell; the first bad cell fails the grid with a located error."""
-    jobs = []
+    """Validate and key every cell. Any bad cell fails the grid, naming every bad member of
+    the request: errors are re-pointed at the profile or situation they came from, so a bad
+    attacker profile met in every cell is reported once."""
+    jobs, errors = [], []
     for index, envelope in envelopes(grid):
         try:
             jobs.append(prepare_raw(encode(envelope)))
         except InputError as exc:
-            raise _where(exc, index, grid) from None
+            errors.extend(_where(e, index, grid) for e in every(exc))
+    if errors:
+        raise gathered(errors)
     return jobs
 
 

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.errors import HTTP_STATUS, InputError
+from schema.errors import error_body
 from service.compute import BudgetExceeded, Computer
 
 
@@ -43,19 +44,18 @@ def refusal(
     limit: int | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    """The §12 error body: for an InputError or BudgetExceeded (via `error_response`), the
+    """The §12 error body of one problem (`schema.answers.errors.ErrorBody`): the
     middleware's refusals (413, 401, 429), Starlette's and strawberry's own (404, 405, 400), a
     fault (500). Also an ASGI app, so a middleware answers with
     `await refusal(...)(scope, receive, send)`."""
-    error: dict[str, object] = {"code": code, "field": field, "message": message}
-    if limit is not None:
-        error["limit"] = limit
-    return JSONResponse({"error": error}, status_code=status, headers=headers)
+    body = error_body(InputError(code, field, message, limit))  # type: ignore[arg-type]
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def error_response(error: InputError | BudgetExceeded) -> JSONResponse:
+    """The refusal of a client's error, naming every problem it stands for."""
     status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
-    return refusal(status, **error.as_json())  # type: ignore[arg-type]
+    return JSONResponse(error_body(error), status_code=status)
 
 
 def computer(request: Request) -> Computer:

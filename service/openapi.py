@@ -1,71 +1,118 @@
-"""`GET /openapi.json`: an OpenAPI 3.1 document generated from the pydantic request models.
+"""`GET /openapi.json`: an OpenAPI 3.1 document generated from the pydantic models.
 
-Request bodies are the registered modes' models (each mode's `model`), extended with the
-envelope members `ruleset` and `mode`; pydantic's JSON Schema (draft 2020-12) is what OpenAPI
-3.1 uses, so the models' schemas are copied in unchanged. The document is built once per
-process, on first request, after every ruleset has registered. A route module of another
-area adds its own operations by exposing `openapi_paths` (OpenAPI path items by path).
-The role objects that may name catalog ids (`schema.references`) document those members too.
+Request bodies are the registered modes' request models (each mode's `model`), extended with
+the envelope members `ruleset` and `mode`; answers are the answer models of `schema.answers`
+(each mode's `results`, the grid's, the catalog's, the error body), the same models every
+answer is rendered through, so the document cannot describe a shape the service does not
+send. pydantic's JSON Schema (draft 2020-12) is what OpenAPI 3.1 uses, so the models' schemas
+are copied in unchanged: request models in validation mode, answers in serialization mode.
+
+Every operation has an `operationId`, tags, and a request and answer example; the examples
+of the computations are computed by the engines when the document is built (once per process,
+on first request), so they are real answers. A route module of another area adds its own
+operations by exposing `openapi_paths(components)`, which returns OpenAPI path items and asks
+`components.ref(model)` for the schema of each model it answers with. The role objects that
+may name catalog ids (`schema.references`) document those members too.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engine.errors import InputError
 from schema import references, registry
+from schema.answers.base import answer_model
+from schema.answers.errors import Error
+from schema.answers.grid import GridAnswer
+from schema.answers.operations import Health, Readiness, Rulesets
+from schema.errors import error_body
+from service import grid as grids
 from service.auth import document_security
-from service.grid import GridRequest
 from service.http import JSONResponse
 
+VERSION = "2.0.0"
+"""The API's version: its major part changes with every shape change (CHANGELOG.md)."""
+
 REF = "#/components/schemas/{model}"
+Mode = Literal["validation", "serialization"]
 
-ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "additionalProperties": False,
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "field", "message"],
-            "additionalProperties": False,
-            "properties": {
-                "code": {"enum": ["INVALID_INPUT", "LIMIT_EXCEEDED", "TIMEOUT"]},
-                "field": {"type": "string", "description": "dotted path, '' for the body"},
-                "message": {"type": "string"},
-                "limit": {"type": "integer", "description": "the maximum (LIMIT_EXCEEDED)"},
-            },
-        }
-    },
-}
-RESULT = {
-    "type": "object",
-    "description": "the output of kt2024.md §10 for the mode, plus canonicalKey and cached",
-    "properties": {"canonicalKey": {"type": "string"}, "cached": {"type": "boolean"}},
-}
-
+TAGS = [
+    {"name": "matchups", "description": "exact answers of one or many matchups"},
+    {"name": "catalog", "description": "kill teams, operatives, weapon profiles, imports"},
+    {"name": "operations", "description": "liveness, readiness, the ruleset list"},
+]
 
 ERROR_STATUSES = {
-    "400": "INVALID_INPUT",
-    "404": "unknown id (INVALID_INPUT)",
-    "413": "body too large (LIMIT_EXCEEDED)",
-    "422": "LIMIT_EXCEEDED",
+    "400": "INVALID_INPUT: a member of the wrong type or outside its rule range, bad JSON",
+    "404": "NOT_FOUND: no such path or catalog id",
+    "405": "METHOD_NOT_ALLOWED (the `Allow` header lists the methods)",
+    "413": "LIMIT_EXCEEDED: the body is over the size limit",
+    "422": "LIMIT_EXCEEDED: a count above its tractability limit (with `limit`)",
     "503": "TIMEOUT: the time budget was exceeded",
+}
+COMPUTATION_ERRORS = ("400", "405", "413", "422", "503")
+
+SHOOT_EXAMPLE = {
+    "attacker": {"attacks": 4, "hit": 3, "normalDamage": 3, "criticalDamage": 4, "lethal": 5},
+    "defender": {"save": 3, "wounds": 8},
+    "options": {"exact": True},
+}
+FIGHT_EXAMPLE = {
+    "fighterA": {"attacks": 4, "hit": 3, "wounds": 10, "strategy": "OPTIMAL"},
+    "fighterB": {"attacks": 3, "hit": 4, "wounds": 8},
+}
+BATCH_EXAMPLE = [
+    {"mode": "shoot", "attacker": {"attacks": 5, "piercing": 1}},
+    {"ruleset": "kt2018", "mode": "nerveTest", "leadership": 7, "modifier": 1},
+    {"mode": "shoot", "attacker": {"attacks": 99}},
+]
+GRID_EXAMPLE = {
+    "attackers": [{"attacks": 4}, {"attacks": 5, "piercing": 1}],
+    "defenders": [{"save": 3, "wounds": 8}],
+    "situations": [{"name": "open"}, {"name": "cover", "defender": {"coverSaves": 1}}],
+    "atLeast": [3, 6],
 }
 
 
-def error_responses(*statuses: str) -> dict[str, Any]:
+class Components:
+    """The models a document answers and is asked with, turned into its `components`.
+
+    `ref` hands out a `$ref` object at once and fills it in once every model is known:
+    pydantic names the schemas only when it generates them all together (a name two models
+    share is disambiguated then)."""
+
+    def __init__(self) -> None:
+        self._refs: dict[tuple[type[BaseModel], Mode], list[dict[str, Any]]] = {}
+
+    def ref(self, model: type[BaseModel], mode: Mode = "serialization") -> dict[str, Any]:
+        placeholder: dict[str, Any] = {}
+        self._refs.setdefault((model, mode), []).append(placeholder)
+        return placeholder
+
+    def schemas(self) -> dict[str, Any]:
+        keyed, defs = models_json_schema(list(self._refs), ref_template=REF, by_alias=True)
+        for key, placeholders in self._refs.items():
+            for placeholder in placeholders:
+                placeholder.update(keyed[key])
+        return dict(defs.get("$defs", {}))
+
+
+def error_responses(components: Components, *statuses: str) -> dict[str, Any]:
     """Response objects of the error body for the given statuses (default: a computation's)."""
-    ref = {"$ref": "#/components/schemas/Error"}
-    content = {"application/json": {"schema": ref}}
     return {
-        status: {"description": ERROR_STATUSES[status], "content": content}
-        for status in statuses or ("400", "413", "422", "503")
+        status: {
+            "description": ERROR_STATUSES[status],
+            "content": {"application/json": {"schema": components.ref(Error)}},
+        }
+        for status in statuses or COMPUTATION_ERRORS
     }
 
 
@@ -98,66 +145,183 @@ def _add_references(mode: registry.Mode, body: dict[str, Any], schemas: dict[str
             )
 
 
-def _operation(summary: str, body: dict[str, Any], ok: dict[str, Any]) -> dict[str, Any]:
+def operation(
+    operation_id: str,
+    summary: str,
+    tag: str,
+    ok: dict[str, Any],
+    *,
+    example: Any = None,
+    errors: dict[str, Any] | None = None,
+    **members: Any,
+) -> dict[str, Any]:
+    """An operation object whose 200 answer is `ok` (a schema), with its example."""
+    content: dict[str, Any] = {"schema": ok}
+    if example is not None:
+        content["example"] = example
     return {
+        "operationId": operation_id,
         "summary": summary,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "tags": [tag],
+        **members,
         "responses": {
-            "200": {"description": "OK", "content": {"application/json": {"schema": ok}}},
-            **error_responses(),
+            "200": {"description": "OK", "content": {"application/json": content}},
+            **(errors or {}),
         },
     }
 
 
-def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
+def json_body(schema: dict[str, Any], example: Any) -> dict[str, Any]:
+    return {
+        "required": True,
+        "content": {"application/json": {"schema": schema, "example": example}},
+    }
+
+
+def _answer_of(envelope: dict[str, Any], mode: str | None = None) -> dict[str, Any]:
+    """The REST answer of an example envelope, computed (no cache)."""
+    handler, scenario = registry.resolve(envelope, mode)
+    return {**handler.evaluate(scenario), "canonicalKey": handler.cache_key(scenario)}
+
+
+def _batch_line(envelope: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return registry.run(envelope)
+    except InputError as exc:
+        return error_body(exc)
+
+
+def _grid_answer(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer of an example grid, computed cell by cell (no cache)."""
+    grid = grids.parse(body, max_cells=len(body["attackers"]) * len(body["situations"]))
+    jobs = grids.prepare_cells(grid)
+    thresholds = tuple(grid.thresholds(jobs))
+    cells = [
+        grids.cell(index, job.key, job.mode.evaluate(job.scenario), thresholds)
+        for index, job in zip(grids.indices(grid), jobs, strict=True)
+    ]
+    return {"atLeast": list(thresholds), "cells": cells}
+
+
+Bodies = list[tuple[registry.Mode, dict[str, Any]]]
+
+
+def _computations(components: Components) -> tuple[dict[str, Any], Bodies]:
+    """The matchup operations (one per mode name with a route of its own, batch, grid) and
+    each mode's body schema, which becomes its envelope once the schemas are generated."""
     names = list(registry.rulesets())
     modes = [m for name in names for m in registry.modes(name).values() if m.model is not None]
-    models = [*list(dict.fromkeys(m.model for m in modes)), GridRequest]
-    keyed, defs = models_json_schema(
-        [(model, "validation") for model in models], ref_template=REF, by_alias=True
-    )
-    schemas: dict[str, Any] = dict(defs.get("$defs", {}))
-    schemas["Error"] = ERROR
-    schemas["Result"] = RESULT
+    bodies = {mode: components.ref(mode.model, "validation") for mode in modes}
     envelopes: dict[str, list[dict[str, Any]]] = {}
     for mode in modes:
-        name = f"Envelope_{mode.ruleset}_{mode.name}"
-        body = schemas[keyed[(mode.model, "validation")]["$ref"].rsplit("/", 1)[1]]
-        _add_references(mode, body, schemas)
-        schemas[name] = _envelope(mode, body)
-        envelopes.setdefault(mode.name, []).append({"$ref": f"#/components/schemas/{name}"})
-    every = [ref for refs in envelopes.values() for ref in refs]
-    result = {"$ref": "#/components/schemas/Result"}
+        envelopes.setdefault(mode.name, []).append({"$ref": REF.format(model=_name(mode))})
+    answers: dict[str, list[dict[str, Any]]] = {}
+    lines: list[dict[str, Any]] = []
+    for mode in modes:
+        answers.setdefault(mode.name, []).extend(
+            components.ref(answer_model(result)) for result in mode.results
+        )
+        lines.extend(components.ref(result) for result in mode.results)
     paths: dict[str, Any] = {}
-    for mode_name in ("shoot", "fight"):
-        if mode_name in envelopes:
-            paths[f"/v1/{mode_name}"] = {
-                "post": _operation(f"one {mode_name}", {"anyOf": envelopes[mode_name]}, result)
-            }
+    examples = {"shoot": SHOOT_EXAMPLE, "fight": FIGHT_EXAMPLE}
+    for name, example in examples.items():
+        ok = _one_of(answers[name])
+        paths[f"/v1/{name}"] = {
+            "post": operation(
+                name,
+                f"one {name} (any ruleset with a `{name}` mode; kt2024 by default)",
+                "matchups",
+                ok,
+                example=_answer_of(example, name),
+                errors=error_responses(components),
+                requestBody=json_body(_one_of(envelopes[name]), example),
+            )
+        }
+    every = [ref for refs in envelopes.values() for ref in refs]
     paths["/v1/batch"] = {
-        "post": _operation(
-            "many envelopes, answered in order (a bad one gets its error in place)",
-            {"type": "array", "items": {"anyOf": every}},
-            {"type": "array", "items": {"type": "object"}},
+        "post": operation(
+            "batch",
+            "many envelopes of any ruleset, answered in order (a bad one gets its error "
+            "body in place, the others are still answered)",
+            "matchups",
+            {"type": "array", "items": {"anyOf": [*lines, components.ref(Error)]}},
+            example=[_batch_line(envelope) for envelope in BATCH_EXAMPLE],
+            errors=error_responses(components),
+            requestBody=json_body({"type": "array", "items": {"anyOf": every}}, BATCH_EXAMPLE),
         )
     }
-    paths["/v1/grid"] = {
-        "post": _operation(
-            "attackers × defenders × situations (Accept: text/csv for CSV)",
-            keyed[(GridRequest, "validation")],
-            {"type": "object"},
+    grid = operation(
+        "grid",
+        "attackers × defenders × situations of kt2024 shooting (Accept: text/csv for CSV)",
+        "matchups",
+        components.ref(GridAnswer),
+        example=_grid_answer(GRID_EXAMPLE),
+        errors=error_responses(components),
+        requestBody=json_body(components.ref(grids.GridRequest, "validation"), GRID_EXAMPLE),
+    )
+    grid["responses"]["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
+    paths["/v1/grid"] = {"post": grid}
+    paths["/v1/rulesets"] = {
+        "get": operation(
+            "listRulesets",
+            "every ruleset with its modes",
+            "operations",
+            components.ref(Rulesets),
+            example=registry.rulesets(),
         )
     }
-    for path, what in (
-        ("/v1/rulesets", "every ruleset with its modes"),
-        ("/healthz", "liveness"),
-        ("/readyz", "readiness, with the Redis state"),
-    ):
-        paths[path] = {"get": {"summary": what, "responses": {"200": {"description": "OK"}}}}
-    paths.update(extra_paths or {})
+    return paths, [(mode, bodies[mode]) for mode in modes]
+
+
+def _name(mode: registry.Mode) -> str:
+    return f"Envelope_{mode.ruleset}_{mode.name}"
+
+
+def _one_of(refs: list[dict[str, Any]]) -> dict[str, Any]:
+    return refs[0] if len(refs) == 1 else {"anyOf": refs}
+
+
+def _operations(components: Components) -> dict[str, Any]:
+    return {
+        "/healthz": {
+            "get": operation(
+                "liveness",
+                "liveness",
+                "operations",
+                components.ref(Health),
+                example={"status": "ok"},
+            )
+        },
+        "/readyz": {
+            "get": operation(
+                "readiness",
+                "readiness, with the Redis state (never failed by Redis)",
+                "operations",
+                components.ref(Readiness),
+                example={"status": "ready", "redis": "ok"},
+            )
+        },
+    }
+
+
+def document(
+    extra: list[Callable[[Components], dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """The whole document; `extra` are other route modules' `openapi_paths`."""
+    components = Components()
+    paths, bodies = _computations(components)
+    paths.update(_operations(components))
+    for paths_of in extra or []:
+        paths.update(paths_of(components))
+    schemas = components.schemas()
+    for mode, body in bodies:
+        body_schema = schemas[body["$ref"].rsplit("/", 1)[1]]
+        _add_references(mode, body_schema, schemas)
+        schemas[_name(mode)] = _envelope(mode, body_schema)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "killmath", "version": "1", "description": __doc__.splitlines()[0]},
+        "info": {"title": "killmath", "version": VERSION, "description": __doc__.splitlines()[0]},
+        "tags": TAGS,
         "paths": paths,
         "components": {"schemas": schemas},
     }
@@ -166,9 +330,7 @@ def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
 async def openapi(request: Request) -> Response:
     state = request.app.state
     if getattr(state, "openapi", None) is None:
-        extra: dict[str, Any] = {}
-        for module in state.route_modules:
-            extra.update(getattr(module, "openapi_paths", {}))
+        extra = [m.openapi_paths for m in state.route_modules if hasattr(m, "openapi_paths")]
         state.openapi = document_security(document(extra), state.settings)
     return JSONResponse(state.openapi)
 

@@ -1,189 +1,160 @@
 """OpenAPI path items of the catalog routes (`service.routes_catalog.openapi_paths`).
 
-The answers are the catalog's `as_json` views rather than pydantic models, so their schemas
-are written here; the service tests validate real answers against them, which keeps the two
-from drifting apart. Members a client may rely on are `required`; the views may grow.
+Answers are the catalog answer models (`schema.answers.catalog`), which the routes validate
+every answer through; examples are read from the bundled catalog, so they are real answers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE
-from schema.importers import FORMATS
-from service.openapi import error_responses
+import orjson
 
-STRINGS = {"type": "array", "items": {"type": "string"}}
-OBJECT = {"type": "object"}
+from schema.answers.catalog import (
+    ImportResult,
+    KillTeamsResult,
+    OperativePageResult,
+    OperativeResult,
+    WeaponProfileResult,
+    WeaponRulesResult,
+)
+from schema.catalog import catalog
+from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE, cursor
+from schema.importers import FORMATS, import_text
+from schema.weapon_rules import parse_rules
+from service.openapi import Components, error_responses, operation
 
-
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "required": list(properties), "properties": properties}
-
-
-WEAPON_RULES = _object(
-    {
-        "fields": {**OBJECT, "description": "engine attacker/fighter fields"},
-        "noNumericEffect": STRINGS,
-        "unknown": STRINGS,
-        "malformed": {
-            "type": "array",
-            "items": _object(
-                {
-                    "text": {"type": "string"},
-                    "rule": {"type": "string"},
-                    "message": {"type": "string"},
-                }
-            ),
-        },
-    }
-)
-PROFILE = _object(
-    {
-        "id": {"type": "string"},
-        "operativeId": {"type": "string"},
-        "name": {"type": "string"},
-        "type": {"enum": ["ranged", "melee"]},
-        "ATK": {"type": "integer"},
-        "HIT": {"type": "string"},
-        "DMG": {"type": "string"},
-        "WR": {"type": "string"},
-        "fields": {**OBJECT, "description": "engine attacker (ranged) or fighter (melee) fields"},
-        "noNumericEffect": STRINGS,
-    }
-)
-OPERATIVE = _object(
-    {
-        "id": {"type": "string"},
-        "killTeamId": {"type": "string"},
-        "name": {"type": "string"},
-        "keywords": STRINGS,
-        "APL": {"type": "integer"},
-        "MOVE": {"type": "string"},
-        "SAVE": {"type": "string"},
-        "WOUNDS": {"type": "integer"},
-        "defensiveRules": {
-            "type": "array",
-            "items": _object({"name": {"type": "string"}, "effect": OBJECT}),
-        },
-        "weapons": {
-            "type": "array",
-            "items": _object(
-                {
-                    "name": {"type": "string"},
-                    "type": {"enum": ["ranged", "melee"]},
-                    "profiles": {"type": "array", "items": PROFILE},
-                }
-            ),
-        },
-    }
-)
-VERSION = {"catalogVersion": {"type": "string"}}
-KILL_TEAMS = _object(
-    {
-        **VERSION,
-        "killTeams": {
-            "type": "array",
-            "items": _object(
-                {
-                    "id": {"type": "string"},
-                    "name": {"type": "string"},
-                    "faction": {"type": "string"},
-                    "source": {"type": "string"},
-                    "operativeIds": STRINGS,
-                }
-            ),
-        },
-    }
-)
-OPERATIVE_PAGE = _object(
-    {
-        **VERSION,
-        "totalCount": {"type": "integer"},
-        "operatives": {"type": "array", "items": OPERATIVE},
-        "pageInfo": _object(
-            {"hasNextPage": {"type": "boolean"}, "endCursor": {"type": ["string", "null"]}}
-        ),
-    }
-)
-IMPORTED = _object(
-    {
-        "format": {"enum": list(FORMATS)},
-        "name": {"type": "string"},
-        "operatives": {
-            "type": "array",
-            "items": _object(
-                {
-                    "name": {"type": "string"},
-                    "keywords": STRINGS,
-                    "profiles": {"type": "array", "items": OBJECT},
-                }
-            ),
-        },
-        "problems": {
-            "type": "array",
-            "items": _object({"where": {"type": "string"}, "message": {"type": "string"}}),
-        },
-    }
-)
+EXAMPLE_OPERATIVE = "kasrkin.gunner"
+EXAMPLE_PROFILE = "kasrkin.gunner.meltagun"
+EXAMPLE_RULES = "Lethal 5+, Prc1, Hot"
+EXAMPLE_IMPORT = {
+    "name": "Kommandos",
+    "operatives": [
+        {
+            "name": "Boy",
+            "SAVE": "5+",
+            "WOUNDS": 10,
+            "weapons": [{"name": "Slugga", "ATK": 4, "HIT": "4+", "DMG": "3/4", "WR": "Rng 6"}],
+        }
+    ],
+}
 
 
 def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "schema": schema, "description": description}
 
 
-ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+def _id(example: str) -> dict[str, Any]:
+    return {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string"},
+        "example": example,
+    }
 
 
-def _get(summary: str, ok: dict[str, Any], *errors: str, **extra: Any) -> dict[str, Any]:
-    content = {"application/json": {"schema": ok}}
-    responses = {"200": {"description": "OK", "content": content}, **error_responses(*errors)}
-    return {"get": {"summary": summary, **extra, "responses": responses}}
-
-
-PATHS: dict[str, Any] = {
-    "/v1/weapon-rules": _get(
-        "weapon-rule text as engine fields (the `killmath rules` JSON)",
-        WEAPON_RULES,
-        "400",
-        "422",
-        parameters=[{**_query("text", {"type": "string"}, "weapon rules"), "required": True}],
-    ),
-    "/v1/kill-teams": _get("the catalog's kill teams", KILL_TEAMS),
-    "/v1/operatives": _get(
-        "a page of operatives",
-        OPERATIVE_PAGE,
-        "400",
-        "422",
-        parameters=[
-            _query("killTeam", {"type": "string"}, "kill team id"),
-            _query("keyword", {"type": "string"}, "a keyword, any case"),
-            _query("name", {"type": "string"}, "part of the name, any case"),
-            _query(
-                "first",
-                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE},
-                "page size",
-            ),
-            _query("after", {"type": "string"}, "the endCursor of the page before"),
-        ],
-    ),
-    "/v1/operatives/{id}": _get("one operative", OPERATIVE, "404", parameters=[ID]),
-    "/v1/weapon-profiles/{id}": _get("one weapon profile", PROFILE, "404", parameters=[ID]),
-    "/v1/import": {
-        "post": {
-            "summary": "import a ktdash JSON or BattleScribe .cat file (the body)",
-            "parameters": [_query("format", {"enum": list(FORMATS)}, "default: detected")],
-            "requestBody": {
-                "required": True,
-                "content": {
-                    "application/json": {"schema": {}},
-                    "application/xml": {"schema": {"type": "string"}},
+def openapi_paths(components: Components) -> dict[str, Any]:
+    cat = catalog()
+    operative = cat.operatives[EXAMPLE_OPERATIVE]
+    profile = cat.profiles[EXAMPLE_PROFILE]
+    version = {"catalogVersion": cat.version}
+    return {
+        "/v1/weapon-rules": {
+            "get": operation(
+                "parseWeaponRules",
+                "weapon-rule text as engine fields (the `killmath rules` JSON)",
+                "catalog",
+                components.ref(WeaponRulesResult),
+                example=parse_rules(EXAMPLE_RULES).as_json(),
+                errors=error_responses(components, "400", "422"),
+                parameters=[
+                    {
+                        **_query("text", {"type": "string"}, "weapon rules"),
+                        "required": True,
+                        "example": EXAMPLE_RULES,
+                    }
+                ],
+            )
+        },
+        "/v1/kill-teams": {
+            "get": operation(
+                "listKillTeams",
+                "the catalog's kill teams",
+                "catalog",
+                components.ref(KillTeamsResult),
+                example={**version, "killTeams": [t.as_json() for t in cat.kill_teams[:1]]},
+            )
+        },
+        "/v1/operatives": {
+            "get": operation(
+                "listOperatives",
+                "a page of operatives",
+                "catalog",
+                components.ref(OperativePageResult),
+                example={
+                    **version,
+                    "totalCount": len(cat.operatives),
+                    "operatives": [operative.as_json()],
+                    "pageInfo": {"hasNextPage": True, "endCursor": cursor(operative)},
                 },
-            },
-            "responses": {
-                "200": {"description": "OK", "content": {"application/json": {"schema": IMPORTED}}},
-                **error_responses("400", "413", "422"),
-            },
-        }
-    },
-}
+                errors=error_responses(components, "400", "422"),
+                parameters=[
+                    _query("killTeam", {"type": "string"}, "kill team id"),
+                    _query("keyword", {"type": "string"}, "a keyword, any case"),
+                    _query("name", {"type": "string"}, "part of the name, any case"),
+                    _query(
+                        "first",
+                        {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": MAX_PAGE,
+                            "default": DEFAULT_PAGE,
+                        },
+                        "page size",
+                    ),
+                    _query("after", {"type": "string"}, "the endCursor of the page before"),
+                ],
+            )
+        },
+        "/v1/operatives/{id}": {
+            "get": operation(
+                "getOperative",
+                "one operative",
+                "catalog",
+                components.ref(OperativeResult),
+                example={**operative.as_json(), **version},
+                errors=error_responses(components, "404"),
+                parameters=[_id(EXAMPLE_OPERATIVE)],
+            )
+        },
+        "/v1/weapon-profiles/{id}": {
+            "get": operation(
+                "getWeaponProfile",
+                "one weapon profile",
+                "catalog",
+                components.ref(WeaponProfileResult),
+                example={**profile.as_json(), **version},
+                errors=error_responses(components, "404"),
+                parameters=[_id(EXAMPLE_PROFILE)],
+            )
+        },
+        "/v1/import": {
+            "post": operation(
+                "importProfiles",
+                "import a ktdash JSON or BattleScribe .cat file (the body)",
+                "catalog",
+                components.ref(ImportResult),
+                example=import_text(orjson.dumps(EXAMPLE_IMPORT)).as_json(),
+                errors=error_responses(components, "400", "413", "422"),
+                parameters=[_query("format", {"enum": list(FORMATS)}, "default: detected")],
+                requestBody={
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {}, "example": EXAMPLE_IMPORT},
+                        "application/xml": {"schema": {"type": "string"}},
+                    },
+                },
+            )
+        },
+    }

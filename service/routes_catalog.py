@@ -8,7 +8,7 @@
   answer is the `killmath import` JSON. Parsing runs in the engine pool, off the event loop.
 
 Catalog answers carry `catalogVersion`, so a client can tell when its stored ids may have
-moved. Errors are the §12 body; an unknown id is a 404 with code INVALID_INPUT. The routes'
+moved. Errors are the §12 body; an unknown id is a 404 with code NOT_FOUND. The routes'
 OpenAPI path items are in `service.openapi_catalog`.
 """
 
@@ -22,6 +22,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engine.errors import InputError
+from schema.answers.base import Result
+from schema.answers.catalog import (
+    ImportResult,
+    KillTeamsResult,
+    OperativePageResult,
+    OperativeResult,
+    WeaponProfileResult,
+    WeaponRulesResult,
+)
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
@@ -38,7 +47,7 @@ catalog()
 
 
 def _not_found(field: str, what: str) -> JSONResponse:
-    return refusal(404, "INVALID_INPUT", f"unknown {what}", field=field)
+    return refusal(404, "NOT_FOUND", f"unknown {what}", field=field)
 
 
 def _int_param(request: Request, name: str, default: int) -> int:
@@ -60,14 +69,13 @@ async def weapon_rules(request: Request) -> Response:
         raise InputError(
             "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
         )
-    return JSONResponse(parse_rules(text).as_json())
+    return answer(WeaponRulesResult, parse_rules(text).as_json())
 
 
 async def kill_teams(request: Request) -> Response:
     cat = catalog()
-    return JSONResponse(
-        {"catalogVersion": cat.version, "killTeams": [t.as_json() for t in cat.kill_teams]}
-    )
+    body = {"catalogVersion": cat.version, "killTeams": [t.as_json() for t in cat.kill_teams]}
+    return answer(KillTeamsResult, body)
 
 
 @answers_errors
@@ -82,11 +90,19 @@ async def operatives(request: Request) -> Response:
         "operatives": [op.as_json() for op in page.operatives],
         "pageInfo": {"hasNextPage": page.has_next_page, "endCursor": page.end_cursor},
     }
-    return JSONResponse(body)
+    return answer(OperativePageResult, body)
+
+
+def answer(model: type[Result], view: dict[str, Any]) -> JSONResponse:
+    """A catalog view sent through its answer model: a view that drifts from the declared
+    shape fails here (a fault, 500) rather than reaching a client undeclared."""
+    return JSONResponse(model.model_validate(view).as_json())
 
 
 def by_id(
-    table: Callable[[Catalog], Mapping[str, Operative | WeaponProfile]], what: str
+    table: Callable[[Catalog], Mapping[str, Operative | WeaponProfile]],
+    what: str,
+    model: type[Result],
 ) -> Endpoint:
     """`GET .../{id}`: one catalog object with the catalog version, or a 404."""
 
@@ -95,7 +111,7 @@ def by_id(
         found = table(cat).get(request.path_params["id"])
         if found is None:
             return _not_found("id", what)
-        return JSONResponse({"catalogVersion": cat.version, **found.as_json()})
+        return answer(model, {**found.as_json(), "catalogVersion": cat.version})
 
     return endpoint
 
@@ -106,19 +122,23 @@ async def import_file(request: Request) -> Response:
     result = await computer(request).in_pool(
         import_text, content, request.query_params.get("format")
     )
-    return JSONResponse(result.as_json())
+    return answer(ImportResult, result.as_json())
 
 
-openapi_paths = openapi_catalog.PATHS
+openapi_paths = openapi_catalog.openapi_paths
 
 routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
     Route("/v1/kill-teams", kill_teams, methods=["GET"]),
     Route("/v1/operatives", operatives, methods=["GET"]),
-    Route("/v1/operatives/{id}", by_id(lambda c: c.operatives, "operative"), methods=["GET"]),
+    Route(
+        "/v1/operatives/{id}",
+        by_id(lambda c: c.operatives, "operative", OperativeResult),
+        methods=["GET"],
+    ),
     Route(
         "/v1/weapon-profiles/{id}",
-        by_id(lambda c: c.profiles, "weapon profile"),
+        by_id(lambda c: c.profiles, "weapon profile", WeaponProfileResult),
         methods=["GET"],
     ),
     Route("/v1/import", import_file, methods=["POST"]),

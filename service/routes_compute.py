@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from engine.errors import InputError
 from schema import registry
+from schema.errors import error_body
 from service import grid as grids
 from service.compute import Computer, Result, result_body
 from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
@@ -39,9 +40,7 @@ async def batch(request: Request) -> Response:
     if len(envelopes) > limit:
         raise InputError("LIMIT_EXCEEDED", "", f"a batch holds at most {limit} envelopes", limit)
     answers = await computer(request).many(envelopes)
-    return JSONResponse(
-        [a.output if isinstance(a, Result) else {"error": a.as_json()} for a in answers]
-    )
+    return JSONResponse([a.output if isinstance(a, Result) else error_body(a) for a in answers])
 
 
 async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]:

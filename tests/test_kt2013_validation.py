@@ -192,14 +192,13 @@ def test_batch_runs_kt2013_lines_in_order() -> None:
         "expectedHits",
         "expectedHullPointsLost",
     }
-    assert results[2] == {
-        "error": {
-            "code": "LIMIT_EXCEEDED",
-            "field": "weapon.attacks",
-            "message": "must be at most 20",
-            "limit": 20,
-        }
+    error = {
+        "code": "LIMIT_EXCEEDED",
+        "field": "weapon.attacks",
+        "message": "must be at most 20",
+        "limit": 20,
     }
+    assert results[2] == {"error": error, "errors": [error]}
     assert results[3]["error"]["field"] == "mode"
 
 

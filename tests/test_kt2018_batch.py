@@ -35,12 +35,11 @@ def test_bad_lines_report_errors_and_the_batch_goes_on() -> None:
     ok, results = batch([json.dumps(nerve), json.dumps(too_many), "{", json.dumps(nerve)])
     assert not ok
     assert results[0] == results[3] == {"pShaken": 0.0, "pPass": 1.0}
-    assert results[1] == {
-        "error": {
-            "code": "LIMIT_EXCEEDED",
-            "field": "amount",
-            "message": results[1]["error"]["message"],
-            "limit": 20,
-        }
+    error = {
+        "code": "LIMIT_EXCEEDED",
+        "field": "amount",
+        "message": results[1]["error"]["message"],
+        "limit": 20,
     }
+    assert results[1] == {"error": error, "errors": [error]}
     assert results[2]["error"]["code"] == "INVALID_INPUT"

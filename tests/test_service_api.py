@@ -378,7 +378,7 @@ def test_operations_endpoints(url):
         assert name in metrics
     response = httpx.get(url + "/nope")
     assert response.status_code == 404
-    assert response.json()["error"]["code"] == "INVALID_INPUT"
+    assert response.json()["error"]["code"] == "NOT_FOUND"
 
 
 def refs(node: object) -> list[str]:
@@ -404,7 +404,7 @@ def test_openapi_document(url):
     shoot = schemas["Envelope_kt2024_shoot"]
     assert shoot["additionalProperties"] is False
     assert {"attacker", "defender", "options", "ruleset", "mode"} <= set(shoot["properties"])
-    assert schemas["Error"]["properties"]["error"]["required"] == ["code", "field", "message"]
+    assert schemas["FieldError"]["required"] == ["code", "field", "message"]
 
 
 OTHER_RULESETS = [

@@ -14,6 +14,7 @@ was not asked for, never null: `Omitted` declares such a member, and its schema 
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,9 +95,10 @@ class ServiceMembers(BaseModel):
     )
 
 
+@functools.cache
 def answer_model(result: type[Result]) -> type[BaseModel]:
     """The REST answer of a result model: its members plus the service members, named
-    `<Result>Answer`."""
+    `<Result>Answer` (one class per result, however often asked for)."""
     name = result.__name__.removesuffix("Result") + "Answer"
     return type(
         name,

@@ -37,7 +37,7 @@ class FieldError(Result):
     limit: int | None = Omitted("the maximum the field may take (LIMIT_EXCEEDED)")
 
 
-class ErrorBody(Result):
+class Error(Result):
     """A refusal: the first problem in `error`, every problem in `errors`."""
 
     error: FieldError

@@ -52,8 +52,10 @@ def field_error(error: ErrorDetails, prefix: str = "") -> InputError:
 def gathered(errors: list[InputError]) -> InputError:
     """Several errors as one raisable InputError: the first, carrying the others. A field
     named twice (a union's branches both refusing it) is reported once, first reason kept."""
-    unique = list({error.field: error for error in reversed(errors)}.values())[::-1]
-    first, *more = unique
+    unique: dict[str, InputError] = {}
+    for error in errors:
+        unique.setdefault(error.field, error)
+    first, *more = unique.values()
     if not more:
         return first
     return FieldErrors(first.code, first.field, first.message, first.limit, tuple(more))

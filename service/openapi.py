@@ -72,7 +72,7 @@ FIGHT_EXAMPLE = {
 BATCH_EXAMPLE = [
     {"mode": "shoot", "attacker": {"attacks": 5, "piercing": 1}},
     {"ruleset": "kt2018", "mode": "nerveTest", "leadership": 7, "modifier": 1},
-    {"mode": "shoot", "attacker": {"attacks": 99}},
+    {"mode": "shoot", "attacker": {"eliteModerate": True, "eliteExtreme": True}},
 ]
 GRID_EXAMPLE = {
     "attackers": [{"attacks": 4}, {"attacks": 5, "piercing": 1}],

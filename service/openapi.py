@@ -119,7 +119,7 @@ def error_responses(components: Components, *statuses: str) -> dict[str, Any]:
 def _envelope(mode: registry.Mode, schema: dict[str, Any]) -> dict[str, Any]:
     """The mode's body schema with `ruleset` and `mode` members added."""
     envelope = copy.deepcopy(schema)
-    envelope["title"] = f"{mode.ruleset}.{mode.name}"
+    envelope["title"] = f"{mode.ruleset}.{mode.name} envelope"
     properties = envelope.setdefault("properties", {})
     ruleset: dict[str, Any] = {"const": mode.ruleset}
     if mode.ruleset == registry.DEFAULT_RULESET:

@@ -2,8 +2,8 @@
 
 Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES, so another
 area (the catalog) adds its routes without touching this file's logic; a module may also
-expose `startup(state)`, run once when the app starts, and `openapi_paths` for
-`/openapi.json`. `create_app` is also
+expose `startup(state)`, run once when the app starts, and `openapi_paths(components)` for
+`/openapi.json` (`service.openapi`). `create_app` is also
 the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
 connection and engine pool from the environment.
 

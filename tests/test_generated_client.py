@@ -103,7 +103,7 @@ def test_fight_reads_typed_fields(client_package: ModuleType, api: object, serve
     for side, typed in (("fighterA", answer.fighter_a), ("fighterB", answer.fighter_b)):
         assert typed.incapacitated_probability == raw[side]["incapacitatedProbability"]
         assert typed.expected_damage_dealt == raw[side]["expectedDamageDealt"]
-        assert isinstance(typed.expected_damage_dealt_exact, models.types.Unset)  # float mode
+        assert isinstance(typed.expected_damage_dealt_exact, generated(client_package, "types").Unset)
 
 
 def test_batch_reads_results_and_errors_in_place(client_package: ModuleType, api: object) -> None:

@@ -4,7 +4,8 @@
 Every answer must be below 500, and every error well formed:
 
 * REST: an error body matches the document's own `Error` schema (`service_errors`), and every
-  answer conforms to the document (declared status, content type and response schema);
+  answer conforms to the document (declared status, content type and response schema: the
+  typed answer models of `schema.answers`, issue 15);
   negative examples (data the document forbids) must be refused with a 4xx;
 * GraphQL: the answer is a JSON object; an error raised while executing (it has a `path`)
   carries the §12 members in `extensions` — one without them is a resolver fault that

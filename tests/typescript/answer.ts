@@ -1,0 +1,30 @@
+// The README's recipe: openapi-fetch typed by openapi-typescript's `paths` (killmath.d.ts,
+// generated from a live /openapi.json by the test). Compiles only if the answers are typed.
+import createClient from "openapi-fetch";
+import type { paths } from "./killmath";
+
+const api = createClient<paths>({ baseUrl: "http://127.0.0.1:8000" });
+
+export async function expectedDamage(): Promise<number> {
+  const { data: answer, error } = await api.POST("/v1/shoot", {
+    body: { attacker: { attacks: 4, lethal: 5 }, defender: { save: 3 }, options: { exact: true } },
+  });
+  if (answer === undefined) {
+    return error.errors.length + (error.error.limit ?? 0);
+  }
+  const exact: string | undefined = answer.expectedDamageExact;
+  const first: number = answer.damageDistribution[0].probability;
+  return answer.expectedDamage + first + (exact === undefined ? 0 : 1) + answer.canonicalKey.length;
+}
+
+export async function gridAndCatalog(): Promise<number> {
+  const grid = await api.POST("/v1/grid", {
+    body: { attackers: [{ attacks: 4 }], defenders: [{ save: 3 }], atLeast: [3] },
+  });
+  const operative = await api.GET("/v1/operatives/{id}", {
+    params: { path: { id: "kasrkin.gunner" } },
+  });
+  // the grid answers JSON or, with Accept: text/csv, a string: narrow before reading cells
+  const cells = typeof grid.data === "object" ? grid.data.cells : [];
+  return (cells[0]?.damageAtLeast[0].probability ?? 0) + (operative.data?.WOUNDS ?? 0);
+}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import importlib.metadata
+import itertools
 import json
 import logging
 import re
@@ -107,7 +108,7 @@ def readme() -> tuple[str, list[tuple[str, str]]] | None:
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = markdown.parse(text)
     sections = []
-    for opening, inline in zip(tokens, tokens[1:], strict=False):
+    for opening, inline in itertools.pairwise(tokens):
         if opening.type == "heading_open":
             anchor = slug(inline.content)
             opening.attrSet("id", anchor)
@@ -222,9 +223,10 @@ class Assets(StaticFiles):
 
 def startup(state: Any) -> None:
     """Say once, at start, when the pages cannot work."""
-    missing = missing_assets()
-    if missing:
-        log.error("pages' assets missing; /docs and GraphiQL answer 503", extra={"missing": missing})
+    if missing := missing_assets():
+        log.error(
+            "pages' assets missing: /docs and GraphiQL answer 503", extra={"missing": missing}
+        )
     readme()
 
 

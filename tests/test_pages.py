@@ -219,6 +219,33 @@ def test_docs_with_a_key_authorize_then_execute(
     browsing.check(page, tmp_path / "docs-authorized.png")
 
 
+def test_graphiql_with_a_key_in_its_headers(browsing: Browsing, tmp_path: Path) -> None:
+    """Access control on, introspection on: GraphiQL loads without a key, its Headers tab
+    holds the header to complete; with the key filled in, the query answers."""
+    with serving(api_keys=KEY, rate_limit=0) as keyed:
+        page = browsing.open(keyed.url + "/graphql")
+        page.locator(".graphiql-container").wait_for()
+        headers = page.locator(".graphiql-editor-tool .CodeMirror").last
+        placeholder = json.loads(headers.evaluate("e => e.CodeMirror.getValue()"))
+        assert placeholder == {"Authorization": "Bearer <your API key>"}
+        headers.evaluate(
+            "(e, key) => e.CodeMirror.setValue(JSON.stringify({Authorization: 'Bearer ' + key}))",
+            KEY,
+        )
+        page.locator(".graphiql-execute-button").click()
+        result = page.locator(".result-window")
+        result.get_by_text("expectedDamage").wait_for()
+        shown = json.loads(result.locator(".CodeMirror").evaluate("e => e.CodeMirror.getValue()"))
+        expected = httpx.post(
+            keyed.url + "/v1/shoot", json=SHOT, headers={"authorization": f"Bearer {KEY}"}
+        ).json()
+        assert shown["data"]["shoot"]["expectedDamage"] == expected["expectedDamage"]
+        # the schema's introspection, sent before the key was there, was refused (401)
+        assert all("401" in error for error in browsing.errors), browsing.errors
+        browsing.errors.clear()
+        browsing.check(page, tmp_path / "graphiql-keyed.png")
+
+
 def test_pages_public_api_not_with_keys(locked: Server) -> None:
     """With keys: pages and assets public, the API still 401, GraphiQL gone with
     introspection (a browser's GET /graphql is then 404), the landing page says both."""

@@ -288,3 +288,21 @@ def test_asset_cache_headers(url: str) -> None:
 def test_every_pinned_asset_is_installed() -> None:
     """setup.py vendored every file the pins name (an install without them has blank pages)."""
     assert pages.missing_assets() == []
+
+
+def test_pages_without_their_assets_say_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An install that skipped the vendoring answers 503 naming what is missing, not a blank
+    page; with the files back the pages answer again."""
+    monkeypatch.setattr(pages, "VENDOR", tmp_path)
+    refused = pages._unavailable()
+    assert refused is not None and refused.status_code == 503
+    assert (
+        f"graphiql@{pages.pins()['graphiql']['version']}/graphiql.min.js".encode() in refused.body
+    )
+    assert set(pages.missing_assets()) == {
+        f"{name}@{pin['version']}/{file}"
+        for name, pin in pages.pins().items()
+        for file in pin["files"]
+    }
+    monkeypatch.undo()
+    assert pages._unavailable() is None

@@ -128,8 +128,15 @@ def _notice(settings: Settings) -> str:
     )
 
 
-def _page(body: str) -> HTMLResponse:
-    return HTMLResponse(body, headers={"cache-control": REVALIDATE})
+def _page(title: str, name: str, head: str = "", kind: str = "", **fields: str) -> HTMLResponse:
+    """The page `templates/<name>` filled with `fields`, inside the common layout."""
+    body = template(name).substitute(fields)
+    document = template("layout.html").substitute(title=title, head=head, kind=kind, body=body)
+    return HTMLResponse(document, headers={"cache-control": REVALIDATE})
+
+
+def _stylesheet(href: str) -> str:
+    return f'<link rel="stylesheet" href="{href}">\n'
 
 
 def _unavailable() -> Response | None:
@@ -162,25 +169,31 @@ async def index(request: Request) -> Response:
         f'<li><a href="readme#{anchor}">{html.escape(title)}</a></li>'
         for title, anchor in (document[1] if document else [])
     )
+    version = html.escape(importlib.metadata.version("killmath"))
     return _page(
-        template("index.html").substitute(
-            version=html.escape(importlib.metadata.version("killmath")),
-            access=_notice(settings),
-            graphiql=graphiql,
-            rulesets=rows,
-            origin=html.escape(str(request.base_url).rstrip("/")),
-            sections=sections,
-        )
+        f"killmath {version}",
+        "index.html",
+        version=version,
+        access=_notice(settings),
+        graphiql=graphiql,
+        rulesets=rows,
+        origin=html.escape(str(request.base_url).rstrip("/")),
+        sections=sections,
     )
 
 
 async def docs(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     link = '<a href="graphql">GraphiQL</a>' if settings.graphql_introspection else ""
+    swagger = vendored("swagger-ui-dist")
     return _unavailable() or _page(
-        template("docs.html").substitute(
-            swagger=vendored("swagger-ui-dist"), access=_notice(settings), graphiql_link=link
-        )
+        "killmath API reference",
+        "docs.html",
+        head=f'<link rel="icon" href="{swagger}/favicon-32x32.png">\n'
+        + _stylesheet(f"{swagger}/swagger-ui.css"),
+        swagger=swagger,
+        access=_notice(settings),
+        graphiql_link=link,
     )
 
 
@@ -188,7 +201,7 @@ async def readme_page(request: Request) -> Response:
     document = readme()
     if document is None:
         return PlainTextResponse("the README is not installed", status_code=404)
-    return _page(template("readme.html").substitute(body=document[0]))
+    return _page("killmath README", "readme.html", body=document[0])
 
 
 def graphiql(request: Request) -> Response:
@@ -199,14 +212,17 @@ def graphiql(request: Request) -> Response:
         "defaultQuery": GRAPHIQL_QUERY,
         "defaultHeaders": KEY_HEADERS if settings.api_keys else "",
     }
+    graphiql = vendored("graphiql")
     return _unavailable() or _page(
-        template("graphiql.html").substitute(
-            graphiql=vendored("graphiql"),
-            react=vendored("react"),
-            react_dom=vendored("react-dom"),
-            # `<` escaped: the JSON sits inside a <script> element
-            config=json.dumps(config).replace("<", "\\u003c"),
-        )
+        "killmath GraphiQL",
+        "graphiql.html",
+        head=_stylesheet(f"{graphiql}/graphiql.min.css"),
+        kind="ide",
+        graphiql=graphiql,
+        react=vendored("react"),
+        react_dom=vendored("react-dom"),
+        # `<` escaped: the JSON sits inside a <script> element
+        config=json.dumps(config).replace("<", "\\u003c"),
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from engine.errors import HTTP_STATUS, InputError
 from service.compute import BudgetExceeded, Computer
@@ -34,6 +35,30 @@ async def json_body(request: Request) -> Any:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
 
 
+GRAPHQL_PATH = "/graphql"
+
+
+class Refusal(JSONResponse):
+    """The §12 error body `{"error": {...}}`; on /graphql, GraphQL's `{"errors": [{"message",
+    "extensions": {...}}]}` with the same members, so a GraphQL client reads the middleware's
+    refusals (413, 401, 429) as it reads the endpoint's own."""
+
+    def __init__(
+        self, status: int, error: dict[str, object], headers: Mapping[str, str] | None
+    ) -> None:
+        self.error = error
+        self.given_headers = headers
+        super().__init__({"error": error}, status_code=status, headers=headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(GRAPHQL_PATH):
+            body = {"errors": [{"message": self.error["message"], "extensions": self.error}]}
+            graphql = JSONResponse(body, status_code=self.status_code, headers=self.given_headers)
+            await graphql(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def refusal(
     status: int,
     code: str,
@@ -44,13 +69,12 @@ def refusal(
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """The §12 error body: for an InputError or BudgetExceeded (via `error_response`), the
-    middleware's refusals (413, 401, 429), Starlette's and strawberry's own (404, 405, 400), a
-    fault (500). Also an ASGI app, so a middleware answers with
-    `await refusal(...)(scope, receive, send)`."""
+    middleware's refusals (413, 401, 429), Starlette's own (404, 405), a fault (500). Also an
+    ASGI app, so a middleware answers with `await refusal(...)(scope, receive, send)`."""
     error: dict[str, object] = {"code": code, "field": field, "message": message}
     if limit is not None:
         error["limit"] = limit
-    return JSONResponse({"error": error}, status_code=status, headers=headers)
+    return Refusal(status, error, headers)
 
 
 def error_response(error: InputError | BudgetExceeded) -> JSONResponse:

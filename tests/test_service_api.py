@@ -180,17 +180,19 @@ def test_malformed_and_oversized_bodies(url):
 
 @pytest.mark.parametrize(
     ("body", "status"),
-    [(b"{not json", 400), (b'{"variables": {}}', 400), (b"[1, 2]", 400)],
+    [(b"{not json", 400), (b'{"variables": {}}', 400), (b"[1, 2]", 400), (b"1", 400)],
 )
-def test_graphql_refusals_before_execution_use_the_error_body(url, body, status):
-    """Strawberry answers these with plain text; the service answers with its error body."""
+def test_graphql_refusals_before_execution_use_the_graphql_error_body(url, body, status):
+    """Strawberry answers these with plain text (a non-object body with a 500); the service
+    answers with a GraphQL response carrying the error members (tests/test_graphql_http.py)."""
     response = httpx.post(
         url + "/graphql", content=body, headers={"content-type": "application/json"}
     )
     assert response.status_code == status
-    assert response.headers["content-type"] == "application/json"
-    assert response.json()["error"]["code"] == "INVALID_INPUT"
-    assert response.json()["error"]["message"]
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
+    (error,) = response.json()["errors"]
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert error["message"]
 
 
 def test_graphql_errors_carry_the_error_members(url):

@@ -27,6 +27,7 @@ from engine.kt2013.hull_points import VehicleResult
 from engine.kt2013.removal import ModelResult
 from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, Weapon
 from schema import registry, report
+from schema.answers.kt2013 import Kt2013ModelResult, Kt2013VehicleResult
 from schema.errors import from_validation_error
 from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
 from schema.models import ApiModel, engine_model, engine_value
@@ -198,31 +199,35 @@ def parse(mode: str, body: Mapping[str, Any]) -> Attack:
 
 
 def render(result: ModelResult | VehicleResult, exact: bool) -> dict[str, Any]:
-    """The §6 outputs in the API shape (kt2018.md §1 item 7)."""
-    out: dict[str, Any] = {}
+    """The §6 outputs in the API shape (kt2018.md §1 item 7), through their answer model."""
     if isinstance(result, VehicleResult):
-        out["glancingHits"] = report.distribution(result.glancing_hits, exact)
-        out["penetratingHits"] = report.distribution(result.penetrating_hits, exact)
-        out["hullPointsLost"] = report.distribution(result.hull_points_lost, exact)
-        report.put_scalar(out, "pWrecked", result.p_wrecked, exact)
-        report.put_scalar(out, "pAnyPenetrating", result.p_any_penetrating, exact)
-        report.put_scalar(out, "expectedHits", result.expected_hits, exact)
-        report.put_scalar(out, "expectedHullPointsLost", result.expected_hull_points_lost, exact)
-        return out
-    out["woundsLost"] = report.distribution(result.wounds_lost, exact)
-    for name, value in (
-        ("pRemoved", result.p_removed),
-        ("pInstantDeath", result.p_instant_death),
-        ("pUnsavedWound", result.p_unsaved_wound),
-        ("pAnyHit", result.p_any_hit),
-        ("pAnyWound", result.p_any_wound),
-        ("expectedHits", result.expected_hits),
-        ("expectedWounds", result.expected_wounds),
-        ("expectedUnsavedWounds", result.expected_unsaved_wounds),
-        ("expectedWoundsLost", result.expected_wounds_lost),
-    ):
-        report.put_scalar(out, name, value, exact)
-    return out
+        return Kt2013VehicleResult(
+            glancing_hits=report.distribution(result.glancing_hits, exact),
+            penetrating_hits=report.distribution(result.penetrating_hits, exact),
+            hull_points_lost=report.distribution(result.hull_points_lost, exact),
+            **report.exact_members(
+                exact,
+                p_wrecked=result.p_wrecked,
+                p_any_penetrating=result.p_any_penetrating,
+                expected_hits=result.expected_hits,
+                expected_hull_points_lost=result.expected_hull_points_lost,
+            ),
+        ).as_json()
+    return Kt2013ModelResult(
+        wounds_lost=report.distribution(result.wounds_lost, exact),
+        **report.exact_members(
+            exact,
+            p_removed=result.p_removed,
+            p_instant_death=result.p_instant_death,
+            p_unsaved_wound=result.p_unsaved_wound,
+            p_any_hit=result.p_any_hit,
+            p_any_wound=result.p_any_wound,
+            expected_hits=result.expected_hits,
+            expected_wounds=result.expected_wounds,
+            expected_unsaved_wounds=result.expected_unsaved_wounds,
+            expected_wounds_lost=result.expected_wounds_lost,
+        ),
+    ).as_json()
 
 
 def answer(attack: Attack) -> dict[str, Any]:
@@ -238,5 +243,6 @@ for _mode in ("shooting", "fight"):
             cache_key=cache_key,
             evaluate=answer,
             model=AttackIn,
+            results=(Kt2013ModelResult, Kt2013VehicleResult),
         )
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_type_hints
 
 from pydantic import (
     BeforeValidator,
@@ -36,10 +36,18 @@ from engine.kt2018.scenario import (
 )
 from engine.kt2018.state import Outcome
 from schema import registry
+from schema.answers.base import Result
+from schema.answers.kt2018 import (
+    Kt2018BreakCheckResult,
+    Kt2018CombatResult,
+    Kt2018MortalWoundsResult,
+    Kt2018NerveTestResult,
+    Kt2018PsyboltResult,
+)
 from schema.errors import from_validation_error
 from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
 from schema.models import ApiModel, engine_model, engine_value
-from schema.report import distribution, put_scalar
+from schema.report import distribution, exact_members
 
 MAX_WEAPONS = 4
 MAX_ATTACKS = 20
@@ -290,57 +298,57 @@ def _break_check(body: Any) -> BreakCheck:
 
 
 def _outcome(outcome: Outcome, exact: bool) -> dict[str, Any]:
-    """The keys of §5 shared by every mode that wounds a target."""
-    out: dict[str, Any] = {
-        "woundsLost": distribution(outcome.wounds_lost, exact),
-        "woundsRemaining": distribution(outcome.wounds_remaining, exact),
-        "fleshWoundsAfter": distribution(outcome.flesh_wounds_after, exact),
+    """The members of §5 shared by every mode that wounds a target (`Kt2018Outcome`)."""
+    return {
+        "wounds_lost": distribution(outcome.wounds_lost, exact),
+        "wounds_remaining": distribution(outcome.wounds_remaining, exact),
+        "flesh_wounds_after": distribution(outcome.flesh_wounds_after, exact),
+        **exact_members(
+            exact,
+            p_out_of_action=outcome.p_out_of_action,
+            p_flesh_wound=outcome.p_flesh_wound,
+            p_injury_roll=outcome.p_injury_roll,
+            expected_wounds_lost=outcome.expected_wounds_lost,
+        ),
     }
-    put_scalar(out, "pOutOfAction", outcome.p_out_of_action, exact)
-    put_scalar(out, "pFleshWound", outcome.p_flesh_wound, exact)
-    put_scalar(out, "pInjuryRoll", outcome.p_injury_roll, exact)
-    put_scalar(out, "expectedWoundsLost", outcome.expected_wounds_lost, exact)
-    return out
 
 
-def _render_combat(request: Request) -> dict[str, Any]:
+def _render_combat(request: Request) -> Kt2018CombatResult:
     result = attacks.evaluate(request.scenario, request.exact)
-    out = _outcome(result.outcome, request.exact)
-    put_scalar(out, "expectedUnsavedWounds", result.expected_unsaved_wounds, request.exact)
-    return out
+    return Kt2018CombatResult(
+        **_outcome(result.outcome, request.exact),
+        **exact_members(request.exact, expected_unsaved_wounds=result.expected_unsaved_wounds),
+    )
 
 
-def _render_psybolt(request: Request) -> dict[str, Any]:
+def _render_psybolt(request: Request) -> Kt2018PsyboltResult:
     result = psybolt.evaluate(request.scenario)
-    out = _outcome(result.outcome, request.exact)
-    for name, value in (
-        ("pPerils", result.p_perils),
-        ("pPsykerOutOfAction", result.p_psyker_out_of_action),
-        ("pPsykerFleshWound", result.p_psyker_flesh_wound),
-        ("pManifested", result.p_manifested),
-        ("pDenied", result.p_denied),
-        ("pResolved", result.p_resolved),
-    ):
-        put_scalar(out, name, value, request.exact)
-    return out
+    return Kt2018PsyboltResult(
+        **_outcome(result.outcome, request.exact),
+        **exact_members(
+            request.exact,
+            p_perils=result.p_perils,
+            p_psyker_out_of_action=result.p_psyker_out_of_action,
+            p_psyker_flesh_wound=result.p_psyker_flesh_wound,
+            p_manifested=result.p_manifested,
+            p_denied=result.p_denied,
+            p_resolved=result.p_resolved,
+        ),
+    )
 
 
-def _render_mortal_wounds(request: Request) -> dict[str, Any]:
-    return _outcome(mortal.evaluate(request.scenario), request.exact)
+def _render_mortal_wounds(request: Request) -> Kt2018MortalWoundsResult:
+    return Kt2018MortalWoundsResult(**_outcome(mortal.evaluate(request.scenario), request.exact))
 
 
-def _render_nerve_test(request: Request) -> dict[str, Any]:
+def _render_nerve_test(request: Request) -> Kt2018NerveTestResult:
     shaken = morale.p_shaken(request.scenario)
-    out: dict[str, Any] = {}
-    put_scalar(out, "pShaken", shaken, request.exact)
-    put_scalar(out, "pPass", 1 - shaken, request.exact)
-    return out
+    return Kt2018NerveTestResult(**exact_members(request.exact, p_shaken=shaken, p_pass=1 - shaken))
 
 
-def _render_break_check(request: Request) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    put_scalar(out, "pBroken", morale.p_broken(request.scenario), request.exact)
-    return out
+def _render_break_check(request: Request) -> Kt2018BreakCheckResult:
+    p_broken = morale.p_broken(request.scenario)
+    return Kt2018BreakCheckResult(**exact_members(request.exact, p_broken=p_broken))
 
 
 # --- registration ---------------------------------------------------------------------------
@@ -350,7 +358,7 @@ def _register(
     name: str,
     model: type[StrictModel],
     convert: Callable[[Any], Any],
-    render: Callable[[Request], dict[str, Any]],
+    render: Callable[[Request], Result],
 ) -> None:
     def parse(body: Mapping[str, Any]) -> Request:
         try:
@@ -362,7 +370,13 @@ def _register(
     def cache_key(request: Request) -> str:
         return canonical.cache_key(name, request.scenario, {"exact": request.exact})
 
-    registry.register(registry.Mode("kt2018", name, parse, cache_key, render, model=model))
+    def evaluate(request: Request) -> dict[str, Any]:
+        return render(request).as_json()
+
+    result = get_type_hints(render)["return"]
+    registry.register(
+        registry.Mode("kt2018", name, parse, cache_key, evaluate, model=model, results=(result,))
+    )
 
 
 _register("shooting", CombatBody, lambda body: _combat(body, "shooting"), _render_combat)

@@ -33,7 +33,9 @@ class Mode:
     scenario, raising InputError. `cache_key` is the engine's canonical key (it carries the
     engine version). `evaluate` returns the JSON-ready output of kt2024.md §10. `model` is the
     pydantic model of the body: the HTTP service derives its OpenAPI document and GraphQL input
-    types from it (a mode without one is served, but untyped).
+    types from it (a mode without one is served, but untyped). `results` are the answer models
+    (`schema.answers`) `evaluate` renders through, one per shape the mode can answer (kt2013:
+    a model or a vehicle target): the OpenAPI response schemas and GraphQL output types.
     """
 
     ruleset: str
@@ -42,6 +44,7 @@ class Mode:
     cache_key: Callable[[Any], str]
     evaluate: Callable[[Any], dict[str, Any]]
     model: type | None = None
+    results: tuple[type, ...] = ()
 
 
 _MODES: dict[tuple[str, str], Mode] = {}

@@ -1,8 +1,10 @@
-"""The output shape of kt2024.md §10, shared by every ruleset, the CLI and the APIs.
+"""The values of kt2024.md §10's output shape, shared by every ruleset, the CLI and the APIs.
 
 Engines return probabilities as `Fraction` (exact mode) or `float`. Here they become plain
 floats, with `<name>Exact` / `"exact"` siblings holding "p/q" when exact output was asked for.
 `float(Fraction)` is correctly rounded, so each float is the nearest double of its rational.
+The members themselves are declared by the answer models (`schema.answers`), which every
+renderer builds its answer through.
 """
 
 from __future__ import annotations
@@ -21,19 +23,21 @@ def ratio(x: Number) -> str:
     return f"{f.numerator}/{f.denominator}"
 
 
-def put_scalar(out: dict[str, Any], name: str, value: Number, exact: bool) -> None:
-    """Set `out[name]` to a float, plus `out[name + 'Exact']` when exact output is on."""
-    out[name] = float(value)
-    if exact:
-        out[name + "Exact"] = ratio(value)
-
-
-def put_list(out: dict[str, Any], name: str, values: Iterable[Number], exact: bool) -> None:
-    """A list of probabilities, plus a sibling list of 'p/q' strings when exact output is on."""
-    values = list(values)
-    out[name] = [float(v) for v in values]
-    if exact:
-        out[name + "Exact"] = [ratio(v) for v in values]
+def exact_members(exact: bool, **values: Number | Iterable[Number]) -> dict[str, Any]:
+    """Keyword arguments of an answer model (`schema.answers`): each `name=value` as a float
+    (or a list of floats), plus `name_exact` in "p/q" when exact output is on."""
+    members: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, Fraction | float | int):
+            members[name] = float(value)
+            if exact:
+                members[name + "_exact"] = ratio(value)
+        else:
+            value = list(value)
+            members[name] = [float(v) for v in value]
+            if exact:
+                members[name + "_exact"] = [ratio(v) for v in value]
+    return members
 
 
 def _order(value: Value) -> tuple[int, int | str]:

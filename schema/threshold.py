@@ -4,8 +4,9 @@ Validation choices where the spec names a range but not an error code (kt2024.md
 counts and sizes above their maximum are LIMIT_EXCEEDED (`attacks`, `x`, `units`, `currentHP`,
 `startingModels`, `hpPerModel`, dice per expression, expression constants above 100); game
 ranges (`skillBonus`, `dc`, thresholds, die sizes, enums) and cross-field rules (Major ≥ Minor,
-unit fields together, currentHP ≤ N × W) are INVALID_INPUT. JSON null is accepted only for
-`attack.dc`; an absent optional field takes its default.
+unit fields together, currentHP ≤ N × W) are INVALID_INPUT. A member whose default is null
+(`attack.dc`, a target's `hpPerModel` and `startingModels`, a unit's `name`) takes null as
+"absent": the OpenAPI document advertises that default, so a client may send it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,15 @@ from engine.threshold.scenario import (
 )
 from engine.threshold.sequence import Aftermath
 from schema import registry
+from schema.answers.threshold import (
+    ThresholdAttackResult,
+    ThresholdDeadlyDemiseResult,
+    ThresholdHealResult,
+    ThresholdUnitAftermath,
+)
 from schema.errors import dotted, from_validation_error
 from schema.fields import Count, ExactOptions, RuleRange, StrictModel
-from schema.report import distribution, put_scalar
+from schema.report import distribution, exact_members
 
 RULESET = "threshold"
 MAX_UNITS = 6
@@ -52,14 +59,14 @@ class TargetModel(StrictModel):
     minorThreshold: RuleRange(1, 100)
     majorThreshold: RuleRange(1, 100)
     currentHP: Count(200, 1)
-    hpPerModel: Count(50, 1) = None
-    startingModels: Count(20, 1) = None
+    hpPerModel: Count(50, 1) | None = None
+    startingModels: Count(20, 1) | None = None
 
 
 class NamedTargetModel(TargetModel):
     """§3 unit: a target plus a caller's label (not echoed: outputs keep request order)."""
 
-    name: StrictStr = None
+    name: StrictStr | None = None
 
 
 class AttackModel(StrictModel):
@@ -230,48 +237,59 @@ def heal_key(parsed: Parsed[HealScenario]) -> str:
 # --- answers (kt2024.md §10 shape) -------------------------------------------------------
 
 
-def _put_aftermath(out: dict[str, Any], result: Aftermath, exact: bool) -> None:
-    out["hpLoss"] = distribution(result.hp_loss, exact)
-    put_scalar(out, "expectedHpLoss", result.expected_hp_loss, exact)
-    put_scalar(out, "pDestroyed", result.p_destroyed, exact)
-    put_scalar(out, "pDevastating", result.p_devastating, exact)
-    put_scalar(out, "pBattleShockTest", result.p_battle_shock_test, exact)
+def _aftermath(result: Aftermath, exact: bool) -> dict[str, Any]:
+    """The members of `ThresholdAftermath`; `modelsDestroyed` only for a unit."""
+    members: dict[str, Any] = {
+        "hp_loss": distribution(result.hp_loss, exact),
+        **exact_members(
+            exact,
+            expected_hp_loss=result.expected_hp_loss,
+            p_destroyed=result.p_destroyed,
+            p_devastating=result.p_devastating,
+            p_battle_shock_test=result.p_battle_shock_test,
+        ),
+    }
     if result.models_destroyed is not None:
-        out["modelsDestroyed"] = distribution(result.models_destroyed, exact)
+        members["models_destroyed"] = distribution(result.models_destroyed, exact)
+    return members
 
 
 def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    put_scalar(out, "pSuccess", result.p_success, exact)
-    out["hpLossPerSuccessfulAttack"] = distribution(result.hp_loss_per_successful_attack, exact)
-    put_scalar(
-        out, "pDevastatingPerSuccessfulAttack", result.p_devastating_per_successful_attack, exact
-    )
-    _put_aftermath(out, result.aftermath, exact)
-    return out
+    return ThresholdAttackResult(
+        hp_loss_per_successful_attack=distribution(result.hp_loss_per_successful_attack, exact),
+        **exact_members(
+            exact,
+            p_success=result.p_success,
+            p_devastating_per_successful_attack=result.p_devastating_per_successful_attack,
+        ),
+        **_aftermath(result.aftermath, exact),
+    ).as_json()
 
 
 def render_deadly_demise(result: DeadlyDemiseResult, exact: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    put_scalar(out, "pTrigger", result.p_trigger, exact)
-    units = []
-    for unit in result.units:
-        entry = {"hpLossIfTriggered": distribution(unit.hp_loss_if_triggered, exact)}
-        _put_aftermath(entry, unit.aftermath, exact)
-        units.append(entry)
-    out["units"] = units
-    return out
+    units = [
+        ThresholdUnitAftermath(
+            hp_loss_if_triggered=distribution(unit.hp_loss_if_triggered, exact),
+            **_aftermath(unit.aftermath, exact),
+        )
+        for unit in result.units
+    ]
+    return ThresholdDeadlyDemiseResult(
+        **exact_members(exact, p_trigger=result.p_trigger), units=units
+    ).as_json()
 
 
 def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "hpAfter": distribution(result.hp_after, exact),
-        "hpRestored": distribution(result.hp_restored, exact),
-        "modelsReturned": distribution(result.models_returned, exact),
-    }
-    put_scalar(out, "expectedHpRestored", result.expected_hp_restored, exact)
-    put_scalar(out, "pFullyRestored", result.p_fully_restored, exact)
-    return out
+    return ThresholdHealResult(
+        hp_after=distribution(result.hp_after, exact),
+        hp_restored=distribution(result.hp_restored, exact),
+        models_returned=distribution(result.models_returned, exact),
+        **exact_members(
+            exact,
+            expected_hp_restored=result.expected_hp_restored,
+            p_fully_restored=result.p_fully_restored,
+        ),
+    ).as_json()
 
 
 def _evaluator(
@@ -291,6 +309,7 @@ registry.register(
         attack_key,
         _evaluator(evaluate_attack, render_attack),
         model=AttackRequest,
+        results=(ThresholdAttackResult,),
     )
 )
 registry.register(
@@ -301,6 +320,7 @@ registry.register(
         deadly_demise_key,
         _evaluator(evaluate_deadly_demise, render_deadly_demise),
         model=DeadlyDemiseRequest,
+        results=(ThresholdDeadlyDemiseResult,),
     )
 )
 registry.register(
@@ -311,5 +331,6 @@ registry.register(
         heal_key,
         _evaluator(evaluate_heal, render_heal),
         model=HealRequest,
+        results=(ThresholdHealResult,),
     )
 )

@@ -26,9 +26,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictInt, ValidationError
 
 from engine.errors import InputError
+from schema.answers.grid import GridSummary
 from schema.errors import from_validation_error
 from schema.fields import StrictModel
 from schema.limits import grid_too_large
+from schema.report import ratio
 from service.cache import LRU
 from service.compute import Job, encode, prepare_raw
 
@@ -159,13 +161,16 @@ def summary(key: str, output: dict[str, Any], thresholds: tuple[int, ...]) -> di
 
 
 def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str, Any]:
-    """Exact members appear when the cell's options asked for exact output."""
-    row: dict[str, Any] = {}
+    """A cell's summary, through its answer model (`GridSummary`); exact members appear when
+    the cell's options asked for exact output."""
     exact = "expectedDamageExact" in output
-    for name in ("expectedDamage", "killProbability"):
-        row[name] = output[name]
-        if exact:
-            row[name + "Exact"] = output[name + "Exact"]
+    members: dict[str, Any] = {
+        "expected_damage": output["expectedDamage"],
+        "kill_probability": output["killProbability"],
+    }
+    if exact:
+        members["expected_damage_exact"] = output["expectedDamageExact"]
+        members["kill_probability_exact"] = output["killProbabilityExact"]
     distribution = output["damageDistribution"]
     values = [e["value"] for e in distribution]
     tails = list(accumulate(reversed([e["probability"] for e in distribution])))[::-1]
@@ -180,12 +185,11 @@ def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str,
         if exact_tails is not None:
             p = exact_tails[i] if i < len(values) else Fraction(0)
             entry["probability"] = float(p)
-            entry["exact"] = f"{p.numerator}/{p.denominator}"
+            entry["exact"] = ratio(p)
         else:
             entry["probability"] = min(1.0, tails[i]) if i < len(values) else 0.0
         at_least.append(entry)
-    row["damageAtLeast"] = at_least
-    return row
+    return GridSummary(**members, damage_at_least=at_least).as_json()
 
 
 def to_csv(rows: list[dict[str, Any]], thresholds: list[int]) -> str:

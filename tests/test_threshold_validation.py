@@ -35,14 +35,14 @@ ABSENT = object()
 
 
 def changed(base: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """`base` with the member at dotted `path` set to `value` (removed if ABSENT)."""
+    """`base` with the member at dotted `path` set to `value` (removed, if there, when ABSENT)."""
     request = copy.deepcopy(base)
     *parents, last = path.split(".")
     node: Any = request
     for part in parents:
         node = node[int(part)] if isinstance(node, list) else node[part]
     if value is ABSENT:
-        del node[last]
+        node.pop(last, None)
     else:
         node[last] = value
     return request
@@ -107,7 +107,7 @@ def test_limit_exceeded(base: dict, path: str, value: Any, field: str, limit: in
         (ATTACK, "target.currentHP", 0, "target.currentHP"),
         (ATTACK, "target.hpPerModel", 3, "target.startingModels"),
         (ATTACK, "target.startingModels", 3, "target.hpPerModel"),
-        (ATTACK, "target.hpPerModel", None, "target.hpPerModel"),
+        (ATTACK, "target", {**ATTACK["target"], "startingModels": 3, "hpPerModel": None}, "target.hpPerModel"),
         (ATTACK, "target", [], "target"),
         (ATTACK, "options", {"exact": "yes"}, "options.exact"),
         (ATTACK, "options", {"rounds": 2}, "options.rounds"),
@@ -131,6 +131,26 @@ def test_invalid_input(base: dict, path: str, value: Any, field: str) -> None:
         field,
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("base", "path"),
+    [
+        (ATTACK, "target.hpPerModel"),
+        (ATTACK, "target.startingModels"),
+        (DEMISE, "units.0.hpPerModel"),
+        (DEMISE, "units.1.name"),
+        (ATTACK, "attack.dc"),
+    ],
+)
+def test_null_is_the_advertised_default(base: dict, path: str) -> None:
+    """A member whose default the OpenAPI document gives as null takes null as absent: same
+    canonical key, same answer (issue 15: a generated client may send the default)."""
+    (mode, absent), (_, null) = (
+        registry.resolve(changed(base, path, value)) for value in (ABSENT, None)
+    )
+    assert mode.cache_key(absent) == mode.cache_key(null)
+    assert registry.run(changed(base, path, None)) == registry.run(changed(base, path, ABSENT))
 
 
 def test_unit_structure_with_current_hp_at_the_pool_is_valid() -> None:

@@ -11,6 +11,7 @@ from engine.kt2024.fight import evaluate as fight
 from engine.kt2024.fight_canonical import fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from schema import registry, report
+from schema.answers.kt2024 import Kt2024FighterResult, Kt2024FightResult
 from schema.fields import Count, RuleRange
 from schema.models import ApiModel, engine_model, validate
 
@@ -49,22 +50,24 @@ def parse(body: Any) -> Fight:
     return request.to_engine()
 
 
-def render_fighter(result: FighterResult, exact: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "remainingWoundsDistribution": report.distribution(result.remaining_wounds, exact)
-    }
-    report.put_scalar(out, "incapacitatedProbability", result.incapacitated, exact)
-    out["damageDealtDistribution"] = report.distribution(result.damage_dealt, exact)
-    report.put_scalar(out, "expectedDamageDealt", result.expected_damage_dealt, exact)
-    return out
+def render_fighter(result: FighterResult, exact: bool) -> Kt2024FighterResult:
+    return Kt2024FighterResult(
+        remaining_wounds_distribution=report.distribution(result.remaining_wounds, exact),
+        damage_dealt_distribution=report.distribution(result.damage_dealt, exact),
+        **report.exact_members(
+            exact,
+            incapacitated_probability=result.incapacitated,
+            expected_damage_dealt=result.expected_damage_dealt,
+        ),
+    )
 
 
 def render(result: FightResult, exact: bool) -> dict[str, Any]:
-    """§10 fight output."""
-    return {
-        "fighterA": render_fighter(result.fighter_a, exact),
-        "fighterB": render_fighter(result.fighter_b, exact),
-    }
+    """§10 fight output, through its answer model."""
+    return Kt2024FightResult(
+        fighter_a=render_fighter(result.fighter_a, exact),
+        fighter_b=render_fighter(result.fighter_b, exact),
+    ).as_json()
 
 
 def evaluate(scenario: Fight) -> dict[str, Any]:
@@ -72,5 +75,13 @@ def evaluate(scenario: Fight) -> dict[str, Any]:
 
 
 MODE = registry.register(
-    registry.Mode("kt2024", "fight", parse, fight_key, evaluate, model=FightRequest)
+    registry.Mode(
+        "kt2024",
+        "fight",
+        parse,
+        fight_key,
+        evaluate,
+        model=FightRequest,
+        results=(Kt2024FightResult,),
+    )
 )

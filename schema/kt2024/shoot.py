@@ -9,6 +9,7 @@ from pydantic import Field
 from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, shoot
 from engine.kt2024.canonical import shoot_key
 from schema import registry, report
+from schema.answers.kt2024 import Kt2024ShootResult
 from schema.fields import Count, RuleRange
 from schema.models import ApiModel, engine_model, validate
 
@@ -63,12 +64,16 @@ def parse(body: Any) -> Shoot:
 
 
 def render(result: ShootResult, exact: bool) -> dict[str, Any]:
-    """§10 shoot output."""
-    out: dict[str, Any] = {"damageDistribution": report.distribution(result.damage, exact)}
-    report.put_scalar(out, "expectedDamage", result.expected_damage, exact)
-    report.put_scalar(out, "killProbability", result.kill_probability, exact)
-    report.put_list(out, "killProbabilityByRound", result.kill_probability_by_round, exact)
-    return out
+    """§10 shoot output, through its answer model."""
+    return Kt2024ShootResult(
+        damage_distribution=report.distribution(result.damage, exact),
+        **report.exact_members(
+            exact,
+            expected_damage=result.expected_damage,
+            kill_probability=result.kill_probability,
+            kill_probability_by_round=result.kill_probability_by_round,
+        ),
+    ).as_json()
 
 
 def evaluate(scenario: Shoot) -> dict[str, Any]:
@@ -76,5 +81,13 @@ def evaluate(scenario: Shoot) -> dict[str, Any]:
 
 
 MODE = registry.register(
-    registry.Mode("kt2024", "shoot", parse, shoot_key, evaluate, model=ShootRequest)
+    registry.Mode(
+        "kt2024",
+        "shoot",
+        parse,
+        shoot_key,
+        evaluate,
+        model=ShootRequest,
+        results=(Kt2024ShootResult,),
+    )
 )

@@ -1,0 +1,111 @@
+"""What every answer model shares: camelCase members, exact siblings, distributions.
+
+An answer model is the one declaration of an answer's shape. The engines' results are
+rendered *through* it (`Result.of(...).as_json()`), so a member it does not declare cannot
+reach a client; the OpenAPI response schemas are its JSON Schema (serialization mode); the
+GraphQL output types can be derived from it. Members are snake_case in Python and camelCase
+in JSON, like the request models.
+
+Exact output (`options.exact`) adds a `<name>Exact` sibling `"p/q"` to every probability and
+an `"exact"` member to every distribution entry. Those members are *absent* when exact output
+was not asked for, never null: `Omitted` declares such a member, and its schema says
+"a string, not required" rather than advertising a null the service never sends.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+RATIO_PATTERN = r"^-?[0-9]+/[1-9][0-9]*$"
+
+
+def _never_null(schema: dict[str, Any]) -> None:
+    """Drop the `null` branch and the `null` default pydantic writes for an `X | None = None`
+    member that is left out of the answer instead of being null."""
+    schema.pop("default", None)
+    branches = [s for s in schema.pop("anyOf", []) if s.get("type") != "null"]
+    if len(branches) == 1:
+        schema.update(branches[0])
+    elif branches:
+        schema["anyOf"] = branches
+
+
+def Omitted(description: str | None = None, *, alias: str | None = None) -> Any:
+    """The `Field` of a member that may be absent from an answer (never null)."""
+    return Field(default=None, alias=alias, description=description, json_schema_extra=_never_null)
+
+
+Ratio = Annotated[str, Field(pattern=RATIO_PATTERN, examples=["11/36"])]
+"""An exact probability or expectation: "p/q" in lowest terms ("0/1", "1/1")."""
+
+Probability = Annotated[float, Field(description="a probability: the nearest double of a rational")]
+"""Not bounded in the schema: in float mode a sum of floats may land a rounding step past 1."""
+
+
+class Result(BaseModel):
+    """A rendered engine result: built by the schema layer only, so unknown members are a
+    programming error (`extra="forbid"`), and the members set are the members sent."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON-ready dict: camelCase, members never set (the exact siblings of a float
+        answer) left out."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class DistributionEntry(Result):
+    """One value of a distribution with its probability (zero-probability values are left
+    out; entries ascend by value)."""
+
+    value: int
+    probability: Probability
+    exact: Ratio | None = Omitted("the probability as p/q (exact output only)")
+
+
+class OutcomeEntry(Result):
+    """A distribution entry whose value is a count or the state `outOfAction` (kt2018),
+    which sorts after every count."""
+
+    value: int | Literal["outOfAction"]
+    probability: Probability
+    exact: Ratio | None = Omitted("the probability as p/q (exact output only)")
+
+
+Distribution = list[DistributionEntry]
+
+
+class ServiceMembers(BaseModel):
+    """What the service adds to a result in a REST answer (absent from batch lines and the
+    CLI). Answers tolerate members not declared here (additional properties are allowed):
+    service members may be added or dropped without breaking a generated client."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    canonical_key: str = Field(
+        description="the engine's canonical key of the request (it carries the engine "
+        "version): equal keys, equal answers",
+        examples=["kt2024-v2:shoot:…"],
+    )
+
+
+def answer_model(result: type[Result]) -> type[BaseModel]:
+    """The REST answer of a result model: its members plus the service members, named
+    `<Result>Answer`."""
+    name = result.__name__.removesuffix("Result") + "Answer"
+    return type(
+        name,
+        (ServiceMembers, result),
+        {
+            "__doc__": f"{(result.__doc__ or '').strip()} With the service members.",
+            "__module__": result.__module__,
+            "model_config": ConfigDict(
+                alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
+            ),
+        },
+    )

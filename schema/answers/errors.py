@@ -1,0 +1,44 @@
+"""The error body of every refusal (kt2024.md §12), REST and batch lines alike.
+
+`error` is the first problem, where clients have always read it; `errors` lists every
+problem found (a form with three bad fields learns of all three at once), the first
+included. Batch lines and CLI lines of a bad envelope carry the same body.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from schema.answers.base import Omitted, Result
+
+ErrorCode = Literal[
+    "INVALID_INPUT",
+    "LIMIT_EXCEEDED",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "TIMEOUT",
+    "UNAUTHORIZED",
+    "RATE_LIMITED",
+    "INTERNAL",
+]
+"""INVALID_INPUT 400 (also a wrong content type or body), LIMIT_EXCEEDED 422 (413 for a
+body over the size limit), NOT_FOUND 404 (an unknown path or catalog id), METHOD_NOT_ALLOWED
+405, TIMEOUT 503, UNAUTHORIZED 401 and RATE_LIMITED 429 (access control on), INTERNAL 500."""
+
+
+class FieldError(Result):
+    """One problem: its code, the dotted request member it is about, and why."""
+
+    code: ErrorCode
+    field: str = Field(description="dotted path (`attacker.attacks`, `units.0.dc`); '' = the body")
+    message: str
+    limit: int | None = Omitted("the maximum the field may take (LIMIT_EXCEEDED)")
+
+
+class ErrorBody(Result):
+    """A refusal: the first problem in `error`, every problem in `errors`."""
+
+    error: FieldError
+    errors: list[FieldError] = Field(min_length=1, description="every problem, `error` first")

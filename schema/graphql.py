@@ -8,6 +8,11 @@ resolver runs, and list arguments are counted before they are coerced (the last 
 caches: `schema.graphql_limits`). With `introspection=False` (production) a document
 selecting `__schema` or `__type` fails validation (graphql-core's
 NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
+
+The published schema, `schema.graphql` at the repository root, is `sdl()`: the SDL of the
+same types without the service's extensions (they change what a document may do, not the
+schema). `killmath graphql-schema` prints it, `GET /graphql/schema.graphql` serves it (with
+introspection off too) and `strawberry export-schema schema.graphql:schema` reaches it.
 """
 
 from __future__ import annotations
@@ -83,3 +88,21 @@ def build_schema(
     if not introspection:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
     return Schema(query=query_type(), extensions=extensions)
+
+
+def published() -> strawberry.Schema:
+    """The schema's types alone, as clients and `strawberry export-schema` see them."""
+    return Schema(query=query_type())
+
+
+def sdl() -> str:
+    """The published schema as SDL, ending in a newline (the file `schema.graphql`)."""
+    return published().as_str() + "\n"
+
+
+def __getattr__(name: str) -> strawberry.Schema:
+    """`schema.graphql:schema` for `strawberry export-schema`, built when first asked."""
+    if name == "schema":
+        globals()["schema"] = built = published()
+        return built
+    raise AttributeError(name)

@@ -3,7 +3,8 @@
 With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` except the
 PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
-and tools fetch it before they have a key). Public is an allow-list, so a route added later is
+and tools fetch it before they have a key), and for the same reason the published GraphQL
+schema (`/graphql/schema.graphql`). Public is an allow-list, so a route added later is
 protected without anyone remembering to protect it; an unknown path without a key is 401, not
 404, which also tells a scanner nothing about which routes exist.
 
@@ -46,7 +47,7 @@ from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
 
-PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json", "/graphql/schema.graphql"})
 REALM = 'Bearer realm="killmath"'
 
 

@@ -20,7 +20,11 @@ import orjson
 from engine.errors import InputError
 from schema import references, registry
 
-COMMAND_MODULES: list[str] = ["service.commands_serve", "service.commands_catalog"]
+COMMAND_MODULES: list[str] = [
+    "service.commands_serve",
+    "service.commands_catalog",
+    "service.commands_graphql",
+]
 
 
 def dumps(obj: Any) -> str:

@@ -135,6 +135,10 @@ def startup(state: Any) -> None:
     ide = settings.graphql_introspection
     state.graphiql = GraphiQL(state.graphql_schema, graphql_ide="graphiql") if ide else None
     state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
+    state.graphql_sdl = (state.graphql_schema.as_str() + "\n").encode()
+
+
+SCHEMA_PATH = "/graphql/schema.graphql"
 
 
 def _response(status: int, body: bytes, media: str, headers: Any = None) -> Response:
@@ -174,10 +178,12 @@ class Endpoint:
         accept = request.headers.get("accept")
         if (
             method == "GET"
-            and state.graphiql is not None
             and "query" not in request.query_params
             and graphql_http.wants_html(accept)
         ):
+            if state.graphiql is None:
+                message = f"GraphiQL is off with introspection; the schema is at {SCHEMA_PATH}"
+                raise Refused(404, "NOT_FOUND", "", message)
             return None
         media = graphql_http.negotiate(accept)
         if method == "GET":
@@ -227,4 +233,15 @@ class Endpoint:
         return graphql_http.response(result, media)
 
 
-routes = [Route("/graphql", Endpoint())]
+async def published_schema(request: Request) -> Response:
+    """The schema as SDL (`schema.graphql`), for clients of a server without introspection."""
+    state = request.app.state
+    if getattr(state, "graphql_schema", None) is None:
+        startup(state)
+    return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")
+
+
+routes = [
+    Route("/graphql", Endpoint()),
+    Route(SCHEMA_PATH, published_schema, methods=["GET"]),
+]

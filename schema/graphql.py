@@ -27,6 +27,7 @@ from strawberry.extensions import (
     MaxTokensLimiter,
     QueryDepthLimiter,
 )
+from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
@@ -36,6 +37,10 @@ from schema.graphql_limits import (
     SmallParserCache,
     SmallValidationCache,
 )
+from schema.graphql_outputs import member
+
+# answers are served as their JSON dicts (schema.graphql_outputs), read by member name
+CONFIG = StrawberryConfig(default_resolver=member)
 
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
@@ -87,12 +92,12 @@ def build_schema(
     ]
     if not introspection:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
-    return Schema(query=query_type(), extensions=extensions)
+    return Schema(query=query_type(), extensions=extensions, config=CONFIG)
 
 
 def published() -> strawberry.Schema:
     """The schema's types alone, as clients and `strawberry export-schema` see them."""
-    return Schema(query=query_type())
+    return Schema(query=query_type(), config=CONFIG)
 
 
 def sdl() -> str:

@@ -4,9 +4,10 @@ With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` 
 PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
 and tools fetch it before they have a key), and for the same reason the published GraphQL
-schema (`/graphql/schema.graphql`). Public is an allow-list, so a route added later is
-protected without anyone remembering to protect it; an unknown path without a key is 401, not
-404, which also tells a scanner nothing about which routes exist.
+schema (`/graphql/schema.graphql`, and its `Dice` scalar's `/graphql/scalars/Dice`). Public
+is an allow-list, so a route added later is protected without anyone remembering to protect
+it; an unknown path without a key is 401, not 404, which also tells a scanner nothing about
+which routes exist.
 
 Keys are secrets: they are compared as SHA-256 digests with `hmac.compare_digest` against
 every configured key (no early exit), so timing reveals neither a key nor which one matched.
@@ -47,7 +48,16 @@ from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
 
-PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json", "/graphql/schema.graphql"})
+PUBLIC = frozenset(
+    {
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/openapi.json",
+        "/graphql/schema.graphql",
+        "/graphql/scalars/Dice",
+    }
+)
 REALM = 'Bearer realm="killmath"'
 
 

@@ -27,6 +27,7 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from engine.errors import InputError
+from schema import graphql_scalars as scalars
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
 from service import graphql_http, metrics
@@ -241,7 +242,13 @@ async def published_schema(request: Request) -> Response:
     return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")
 
 
+async def dice_specification(request: Request) -> Response:
+    """What the `Dice` scalar's `@specifiedBy` URL points at: its grammar."""
+    return Response(scalars.SPECIFICATION, media_type="text/plain; charset=utf-8")
+
+
 routes = [
     Route("/graphql", Endpoint()),
     Route(SCHEMA_PATH, published_schema, methods=["GET"]),
+    Route(scalars.SPECIFIED_BY, dice_specification, methods=["GET"]),
 ]

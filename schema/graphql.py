@@ -38,9 +38,10 @@ from schema.graphql_limits import (
     SmallValidationCache,
 )
 from schema.graphql_outputs import member
+from schema.graphql_scalars import SCALARS
 
 # answers are served as their JSON dicts (schema.graphql_outputs), read by member name
-CONFIG = StrawberryConfig(default_resolver=member)
+CONFIG = StrawberryConfig(default_resolver=member, scalar_map=SCALARS)
 
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",

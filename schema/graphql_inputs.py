@@ -130,11 +130,6 @@ def member_type(info: FieldInfo, member: str, prefix: str, nested: Nested | None
     return _hinted(info.metadata) or _graphql_type(info.annotation, member, prefix, nested)
 
 
-def graphql_type(annotation: Any, field: str) -> Any:
-    """The GraphQL type of a scalar or enum member (also for the output types)."""
-    return _graphql_type(annotation, field, "", None)
-
-
 def _model_of(annotation: Any) -> type[BaseModel] | None:
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]

@@ -65,19 +65,20 @@ def _count_or_state(annotation: Any) -> str | None:
     return None
 
 
-def _graphql_type(annotation: Any, member_name: str) -> Any:
+def _graphql_type(annotation: Any, member_name: str, owner: str) -> Any:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
-        return _graphql_type(args[0], member_name)
+        return _graphql_type(args[0], member_name, owner)
     if origin in (typing.Union, types.UnionType):
         present = [a for a in args if a is not type(None)]
-        assert len(present) == 1, f"{member_name}: a union GraphQL cannot type"
-        return _graphql_type(present[0], member_name) | None
+        assert len(present) == 1, f"{owner}.{member_name}: a union GraphQL cannot type"
+        return _graphql_type(present[0], member_name, owner) | None
     if origin is typing.Literal:
-        return enum_for(member_name, args)
+        # named after its owner, so that no input enum's name depends on which is built first
+        return enum_for(owner + member_name[:1].upper() + member_name[1:], args)
     if origin is list:
-        return list[_graphql_type(args[0], member_name)]  # type: ignore[misc]
+        return list[_graphql_type(args[0], member_name, owner)]  # type: ignore[misc]
     if _is_engine_fields(annotation):
         return engine_fields()
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -124,7 +125,7 @@ def output_type(model: type[BaseModel], *, service: bool = False) -> type:
         if state is not None:
             namespace |= _state_members(name, state, info.description)
             continue
-        graphql = _graphql_type(info.annotation, name)
+        graphql = _graphql_type(info.annotation, name, model.__name__)
         annotations[name] = graphql
         namespace[name] = strawberry.field(name=name, description=info.description)
     if service:

@@ -45,12 +45,16 @@ def _parse_literal(node: ValueNode, variables: Any = None) -> int | str:
     raise ValueError('a dice expression is an integer or a string such as "D3"')
 
 
-Dice = strawberry.scalar(
-    NewType("Dice", object),
-    name="Dice",
-    description='A dice expression: an integer (2) or dice text ("D3", "2d12+3")',
-    specified_by_url=SPECIFIED_BY,
-    serialize=_parse_value,
-    parse_value=_parse_value,
-    parse_literal=_parse_literal,
-)
+Dice = NewType("Dice", object)
+
+SCALARS = {
+    Dice: strawberry.scalar(
+        name="Dice",
+        description='A dice expression: an integer (2) or dice text ("D3", "2d12+3")',
+        specified_by_url=SPECIFIED_BY,
+        serialize=_parse_value,
+        parse_value=_parse_value,
+        parse_literal=_parse_literal,
+    )
+}
+"""The schema's `scalar_map` (`schema.graphql.CONFIG`)."""

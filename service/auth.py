@@ -3,11 +3,15 @@
 With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` except the
 PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
-and tools fetch it before they have a key), and for the same reason the published GraphQL
-schema (`/graphql/schema.graphql`, and its `Dice` scalar's `/graphql/scalars/Dice`). Public
-is an allow-list, so a route added later is protected without anyone remembering to protect
-it; an unknown path without a key is 401, not 404, which also tells a scanner nothing about
-which routes exist.
+and tools fetch it before they have a key), the published GraphQL schema
+(`/graphql/schema.graphql`, and its `Dice` scalar's `/graphql/scalars/Dice`) for the same
+reason, and the pages a person opens (`/`, `/docs`,
+`/readme`, their `/static/` assets, and GraphiQL: a browser's GET of `/graphql` with no query
+string, which can only render the page, never run a document): they are static, carry no data,
+and a browser cannot send a key before a page has loaded; the API calls they make need the key.
+Public is an allow-list, so a route added later is
+protected without anyone remembering to protect it; an unknown path without a key is 401, not
+404, which also tells a scanner nothing about which routes exist.
 
 Keys are secrets: they are compared as SHA-256 digests with `hmac.compare_digest` against
 every configured key (no early exit), so timing reveals neither a key nor which one matched.
@@ -54,10 +58,14 @@ PUBLIC = frozenset(
         "/readyz",
         "/metrics",
         "/openapi.json",
+        "/",
+        "/docs",
+        "/readme",
         "/graphql/schema.graphql",
         "/graphql/scalars/Dice",
     }
 )
+ASSETS = "/static/"
 REALM = 'Bearer realm="killmath"'
 
 
@@ -173,6 +181,18 @@ def limiter(settings: Settings) -> Limiter | None:
     return local
 
 
+def _public(scope: Scope) -> bool:
+    path = scope["path"]
+    if path in PUBLIC or path.startswith(ASSETS):
+        return True
+    return (
+        path == "/graphql"
+        and scope["method"] == "GET"
+        and not scope["query_string"]
+        and any(name == b"accept" and b"text/html" in value for name, value in scope["headers"])
+    )
+
+
 def _bearer(scope: Scope) -> str | None:
     """The token of an `Authorization: Bearer <token>` header (scheme in any case)."""
     for name, value in scope["headers"]:
@@ -199,7 +219,7 @@ class AccessControl:
         self.limiter = limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in PUBLIC:
+        if scope["type"] != "http" or _public(scope):
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)

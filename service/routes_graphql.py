@@ -30,7 +30,7 @@ from engine.errors import InputError
 from schema import graphql_scalars as scalars
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
-from service import graphql_http, metrics
+from service import graphql_http, metrics, pages
 from service import grid as grids
 from service.compute import BudgetExceeded, Computer, Result, encode
 from service.graphql_http import ALLOW, JSON, Params, Refused
@@ -76,6 +76,10 @@ class Service:
 
 class GraphiQL(GraphQL):
     """Strawberry's view, asked only to render GraphiQL (a browser's GET without a query)."""
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """The service's own GraphiQL page, its assets served locally (service.pages)."""
+        return pages.graphiql(request)
 
 
 REPLY_HIT = metrics.CACHE.labels(tier="reply", result="hit")

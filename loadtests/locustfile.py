@@ -81,7 +81,7 @@ query Shoot($input: Kt2024ShootInput!) {
 MATCHUPS_QUERY = """
 query Matchups($inputs: [MatchupInput!]!) {
   matchups(inputs: $inputs) {
-    ... on ShootResult { expectedDamage killProbability canonicalKey cached }
+    ... on Kt2024ShootResult { expectedDamage killProbability canonicalKey cached }
     ... on MatchupError { code field message }
   }
 }"""

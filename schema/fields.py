@@ -8,7 +8,8 @@ INVALID_INPUT. Both are expressed as pydantic constraints so the error mapping i
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -59,6 +60,25 @@ def RuleRange(low: int, high: int) -> object:
     return Annotated[StrictInt, AfterValidator(check)]
 
 
+class DiceMember:
+    """`Annotated` metadata of a member holding a dice expression (`2`, `"D3"`): GraphQL
+    types it with the `Dice` scalar (`schema.graphql_scalars`), whoever parses it."""
+
+
+DICE = DiceMember()
+DiceText = Annotated[Any, DICE]
+"""A dice expression its mode parses itself (threshold's grammar, `parse_dice`)."""
+
+
+@dataclass(frozen=True)
+class Choices:
+    """`Annotated` metadata of a member whose values are a few of mixed types (`"auto"` or
+    2..6): GraphQL types it as the enum `name` of these values (its name → the API value)."""
+
+    name: str
+    values: tuple[tuple[str, object], ...]
+
+
 def Dice(maximum: int) -> object:
     """A DiceExpr field (kt2018 §1.1, also kt2013) whose largest value may be `maximum`.
 
@@ -83,4 +103,4 @@ def Dice(maximum: int) -> object:
         return expr
 
     schema = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]}
-    return Annotated[DiceExpr, PlainValidator(parse), WithJsonSchema(schema)]
+    return Annotated[DiceExpr, PlainValidator(parse), WithJsonSchema(schema), DICE]

@@ -8,6 +8,11 @@ resolver runs, and list arguments are counted before they are coerced (the last 
 caches: `schema.graphql_limits`). With `introspection=False` (production) a document
 selecting `__schema` or `__type` fails validation (graphql-core's
 NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
+
+The published schema, `schema.graphql` at the repository root, is `sdl()`: the SDL of the
+same types without the service's extensions (they change what a document may do, not the
+schema). `killmath graphql-schema` prints it, `GET /graphql/schema.graphql` serves it (with
+introspection off too) and `strawberry export-schema schema.graphql:schema` reaches it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from strawberry.extensions import (
     MaxTokensLimiter,
     QueryDepthLimiter,
 )
+from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
@@ -31,6 +37,11 @@ from schema.graphql_limits import (
     SmallParserCache,
     SmallValidationCache,
 )
+from schema.graphql_outputs import member
+from schema.graphql_scalars import SCALARS
+
+# answers are served as their JSON dicts (schema.graphql_outputs), read by member name
+CONFIG = StrawberryConfig(default_resolver=member, scalar_map=SCALARS)
 
 QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
@@ -82,4 +93,22 @@ def build_schema(
     ]
     if not introspection:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
-    return Schema(query=query_type(), extensions=extensions)
+    return Schema(query=query_type(), extensions=extensions, config=CONFIG)
+
+
+def published() -> strawberry.Schema:
+    """The schema's types alone, as clients and `strawberry export-schema` see them."""
+    return Schema(query=query_type(), config=CONFIG)
+
+
+def sdl() -> str:
+    """The published schema as SDL, ending in a newline (the file `schema.graphql`)."""
+    return published().as_str() + "\n"
+
+
+def __getattr__(name: str) -> strawberry.Schema:
+    """`schema.graphql:schema` for `strawberry export-schema`, built when first asked."""
+    if name == "schema":
+        globals()["schema"] = built = published()
+        return built
+    raise AttributeError(name)

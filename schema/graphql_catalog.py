@@ -13,14 +13,19 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.scalars import JSON
 
 from engine.errors import InputError
+from schema.answers import catalog as answers
 from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
+from schema.graphql_outputs import engine_fields, output_type
 from schema.importers import import_text
 from schema.weapon_rules import format_rules, parse_rules
+
+Kt2024Fields = engine_fields()
+Imported = output_type(answers.ImportResult)
+MalformedRule = output_type(answers.MalformedRule)
 
 
 def _error(error: InputError) -> GraphQLError:
@@ -40,7 +45,9 @@ class WeaponProfile:
     normal_damage: int
     critical_damage: int
     weapon_rules: str = strawberry.field(description="canonical weapon-rules text")
-    fields: JSON = strawberry.field(description="engine attacker (ranged) or fighter fields")
+    fields: Kt2024Fields = strawberry.field(
+        description="engine attacker (ranged) or fighter fields"
+    )
     no_numeric_effect: list[str]
 
     @classmethod
@@ -72,7 +79,7 @@ class Weapon:
 @strawberry.type
 class DefensiveRule:
     name: str
-    effect: JSON
+    effect: Kt2024Fields = strawberry.field(description="the defender or fighter members set")
 
 
 @strawberry.type
@@ -87,7 +94,9 @@ class Operative:
     wounds: int
     defensive_rules: list[DefensiveRule]
     weapons: list[Weapon]
-    defender: JSON = strawberry.field(description="engine defender fields as a shooting target")
+    defender: Kt2024Fields = strawberry.field(
+        description="engine defender fields as a shooting target"
+    )
 
     @classmethod
     def of(cls, op: catalog_model.Operative) -> "Operative":
@@ -147,15 +156,8 @@ class OperativeFilterInput:
 
 
 @strawberry.type
-class MalformedRule:
-    text: str
-    rule: str
-    message: str
-
-
-@strawberry.type
 class WeaponRules:
-    fields: JSON
+    fields: Kt2024Fields
     no_numeric_effect: list[str]
     unknown: list[str]
     malformed: list[MalformedRule]
@@ -220,12 +222,12 @@ class CatalogQuery:
             fields=parsed.fields,
             no_numeric_effect=list(parsed.no_numeric_effect),
             unknown=list(parsed.unknown),
-            malformed=[MalformedRule(text=m.text, rule=m.rule, message=m.message)
+            malformed=[{"text": m.text, "rule": m.rule, "message": m.message}
                        for m in parsed.malformed],
         )  # fmt: skip
 
     @strawberry.field(description="import a ktdash JSON or BattleScribe .cat file's content")
-    def import_profiles(self, content: str, format: str | None = None) -> JSON:
+    def import_profiles(self, content: str, format: str | None = None) -> Imported:
         try:
             result: dict[str, Any] = import_text(content, format).as_json()
         except InputError as exc:

@@ -12,24 +12,18 @@ reads the resolvers' annotations as the objects themselves.)
 """
 
 import logging
+import typing
 from typing import Any
 
 import strawberry
-from strawberry.scalars import JSON
 from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
 from schema import references, registry
 from schema.graphql_inputs import input_type, to_body
-from schema.graphql_types import (
-    FightResult,
-    GridCell,
-    MatchupError,
-    MatchupGrid,
-    MatchupResult,
-    RulesetResult,
-    ShootResult,
-)
+from schema.graphql_outputs import answer_type, answer_types, tagged
+from schema.graphql_rulesets import mode_input, other_modes, query_name
+from schema.graphql_types import GridCell, MatchupError, MatchupGrid
 
 log = logging.getLogger("killmath.graphql")
 
@@ -41,29 +35,15 @@ def _model(mode: str) -> type | None:
     return found.model if found is not None else None
 
 
-RESULTS: dict[str, type[ShootResult] | type[FightResult]] = {
-    "shoot": ShootResult,
-    "fight": FightResult,
-}
-
-
-def _as_result(mode: str | None, answer: Any) -> Any:
-    """A service answer (result or §12 error dict) as a member of the MatchupResult union."""
-    if isinstance(answer, dict):
-        return MatchupError(**answer)
-    if mode in RESULTS:
-        return RESULTS[mode].of(answer.output, answer.key, answer.cached)
-    return RulesetResult(result=answer.output, canonical_key=answer.key, cached=answer.cached)
-
-
 def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, Any]) -> type:
     """Add the query `<mode>` and the `MatchupInput` member `<mode>`; return their input type."""
     typed = input_type(model, f"Kt2024{mode.capitalize()}", nested=references.role_members)
-    result = RESULTS[mode]
+    results = registry.modes(RULESET)[mode].results
+    result = answer_type(results, f"Kt2024{mode.capitalize()}Result")
 
     async def resolver(info: Info, input: typed) -> result:
         answer = await info.context["service"].one(to_body(input), RULESET, mode)
-        return result.of(answer.output, answer.key, answer.cached)
+        return tagged(results, answer.output, answer.key, answer.cached)
 
     fields[mode] = strawberry.field(resolver=resolver, description=f"one kt2024 {mode}")
     matchup["__annotations__"][mode] = typed | None
@@ -132,31 +112,43 @@ def build() -> type:
     if fight_model is not None:
         _single("fight", fight_model, fields, matchup)
 
-    matchup["__annotations__"]["envelope"] = JSON | None
-    matchup["envelope"] = strawberry.field(
-        default=UNSET, description="any ruleset's envelope, as `killmath batch` takes it"
-    )
+    members: dict[str, registry.Mode] = {
+        mode: registry.modes(RULESET)[mode] for mode in ("shoot", "fight") if mode in fields
+    }
+    for other in other_modes():
+        name = query_name(other.ruleset, other.name)
+        members[name] = other
+        matchup["__annotations__"][name] = mode_input(other) | None
+        description = f"a {other.ruleset} {other.name}"
+        matchup[name] = strawberry.field(default=UNSET, description=description)
     matchup_input = strawberry.input(
         type("MatchupInput", (), matchup),
         one_of=True,
-        description="exactly one of: a kt2024 shoot, a kt2024 fight, or any envelope",
+        description="exactly one matchup: a kt2024 shoot or fight, or any other ruleset's mode",
     )
+    answers = [t for mode in members.values() for t in answer_types(mode.results)]
+    matchup_result = typing.Annotated[
+        typing.Union[(*dict.fromkeys(answers), MatchupError)],
+        strawberry.union("MatchupResult"),
+    ]
 
-    async def matchups(info: Info, inputs: list[matchup_input]) -> list[MatchupResult]:
-        kinds: list[str | None] = []
+    async def matchups(info: Info, inputs: list[matchup_input]) -> list[matchup_result]:
+        chosen: list[registry.Mode] = []
         envelopes: list[Any] = []
         for item in inputs:
-            for kind in ("shoot", "fight"):
-                value = getattr(item, kind, UNSET)
-                if value is not UNSET and value is not None:
-                    kinds.append(kind)
-                    envelopes.append({"ruleset": RULESET, "mode": kind, **to_body(value)})
-                    break
-            else:
-                kinds.append(None)
-                envelopes.append(item.envelope)
-        answers = await info.context["service"].many(envelopes)
-        return [_as_result(kind, answer) for kind, answer in zip(kinds, answers, strict=True)]
+            name, mode = next(
+                (n, m) for n, m in members.items() if getattr(item, n, UNSET) not in (UNSET, None)
+            )
+            chosen.append(mode)
+            body = to_body(getattr(item, name))
+            envelopes.append({"ruleset": mode.ruleset, "mode": mode.name, **body})
+        found = await info.context["service"].many(envelopes)
+        return [
+            MatchupError(**answer)
+            if isinstance(answer, dict)
+            else tagged(mode.results, answer.output, answer.key, answer.cached)
+            for mode, answer in zip(chosen, found, strict=True)
+        ]
 
     fields["matchups"] = strawberry.field(
         resolver=matchups, description="many matchups at once; a bad one gets a MatchupError"

@@ -1,11 +1,13 @@
 """GraphQL queries of every ruleset: `rulesets`, and one query per ruleset and mode.
 
-kt2024 has fully typed answers (`schema.graphql_kt2024`). Every other (ruleset, mode) gets a
-query named `<ruleset><Mode>` (`kt2018Shoot`, `thresholdAttack`) whose input is derived from
-the mode's pydantic model and whose answer is `RulesetResult`: the answer as a JSON scalar,
-exactly as REST and the CLI return it, plus `canonicalKey` and `cached`. A mode registered
-without a model takes its body as JSON. A ruleset whose module fails to import is left out
-of the schema (and logged) rather than taking the whole API down.
+kt2024's shoot and fight are `schema.graphql_kt2024`'s. Every other (ruleset, mode) gets a
+query named `<ruleset><Mode>` (`kt2018Shooting`, `thresholdAttack`) whose input is derived
+from the mode's pydantic model (`schema.graphql_inputs`) and whose answer is the mode's answer
+model as a GraphQL type (`schema.graphql_outputs`), with `canonicalKey` and `cached`; a
+union where the mode answers in several shapes (kt2013: `Kt2013ModelResult` or
+`Kt2013VehicleResult`). A mode must be registered with its model and result models to be
+served here. A ruleset whose module fails to import is left out of the schema (and logged)
+rather than taking the whole API down.
 
 (No `from __future__ import annotations`: see `schema.graphql_kt2024`.)
 """
@@ -14,12 +16,11 @@ import logging
 from typing import Any
 
 import strawberry
-from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from schema import registry
 from schema.graphql_inputs import input_type, to_body
-from schema.graphql_types import RulesetResult
+from schema.graphql_outputs import answer_type, tagged
 
 log = logging.getLogger("killmath.graphql")
 
@@ -36,7 +37,7 @@ def _pascal(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_"))
 
 
-def _available() -> dict[str, dict[str, registry.Mode]]:
+def available() -> dict[str, dict[str, registry.Mode]]:
     found = {}
     for name in registry.RULESET_MODULES:
         try:
@@ -46,43 +47,53 @@ def _available() -> dict[str, dict[str, registry.Mode]]:
     return found
 
 
-def _query(ruleset: str, mode: registry.Mode) -> Any:
-    """A resolver for one (ruleset, mode), its input typed by the mode's model when it has one."""
-    name = f"{ruleset}{_pascal(mode.name)}"
-    if mode.model is not None:
-        typed = input_type(mode.model, _pascal(name))
-
-        async def typed_resolver(info: Info, input: typed) -> RulesetResult:
-            return await _answer(info, to_body(input), ruleset, mode.name)
-
-        resolver = typed_resolver
-    else:
-
-        async def json_resolver(info: Info, input: JSON) -> RulesetResult:
-            return await _answer(info, input, ruleset, mode.name)
-
-        resolver = json_resolver
-    return strawberry.field(resolver=resolver, description=f"one {ruleset} {mode.name}")
+def query_name(ruleset: str, mode: str) -> str:
+    return f"{ruleset}{_pascal(mode)}"
 
 
-async def _answer(info: Info, body: Any, ruleset: str, mode: str) -> RulesetResult:
-    answer = await info.context["service"].one(body, ruleset, mode)
-    return RulesetResult(result=answer.output, canonical_key=answer.key, cached=answer.cached)
+def mode_input(mode: registry.Mode) -> type:
+    """The input type of a mode's body."""
+    assert mode.model is not None, f"{mode.ruleset} {mode.name} has no model"
+    return input_type(mode.model, _pascal(query_name(mode.ruleset, mode.name)))
+
+
+def mode_answer(mode: registry.Mode) -> Any:
+    """The GraphQL type of a mode's answer (a union for several result models)."""
+    assert mode.results, f"{mode.ruleset} {mode.name} declares no result model"
+    return answer_type(mode.results, _pascal(query_name(mode.ruleset, mode.name)) + "Result")
+
+
+def other_modes() -> list[registry.Mode]:
+    """Every mode served by this module, in schema order."""
+    return [
+        mode
+        for ruleset, modes in available().items()
+        for name, mode in sorted(modes.items())
+        if (ruleset, name) not in TYPED_ELSEWHERE
+    ]
+
+
+def _query(mode: registry.Mode) -> Any:
+    typed, answer = mode_input(mode), mode_answer(mode)
+
+    async def resolver(info: Info, input: typed) -> answer:
+        found = await info.context["service"].one(to_body(input), mode.ruleset, mode.name)
+        return tagged(mode.results, found.output, found.key, found.cached)
+
+    return strawberry.field(resolver=resolver, description=f"one {mode.ruleset} {mode.name}")
 
 
 def build() -> type:
-    available = _available()
+    every = available()
 
     def rulesets() -> list[Ruleset]:
-        return [Ruleset(name=n, modes=sorted(m)) for n, m in available.items()]
+        return [Ruleset(name=n, modes=sorted(m)) for n, m in every.items()]
 
     fields: dict[str, Any] = {
         "rulesets": strawberry.field(resolver=rulesets, description="every ruleset and its modes")
     }
-    for ruleset, modes in available.items():
-        for mode_name, mode in sorted(modes.items()):
-            if (ruleset, mode_name) not in TYPED_ELSEWHERE:
-                fields[f"{ruleset}{_pascal(mode_name)}"] = _query(ruleset, mode)
+    for mode in other_modes():
+        fields[query_name(mode.ruleset, mode.name)] = _query(mode)
     return strawberry.type(type("RulesetQuery", (), fields), name="RulesetQuery")
 
 

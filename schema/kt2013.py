@@ -29,7 +29,7 @@ from engine.kt2013.scenario import Attack, Attacker, Model, Options, Vehicle, We
 from schema import registry, report
 from schema.answers.kt2013 import Kt2013ModelResult, Kt2013VehicleResult
 from schema.errors import each, from_validation_error
-from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
+from schema.fields import Choices, Count, Dice, ExactOptions, RuleRange, StrictModel
 from schema.models import ApiModel, engine_model, engine_value
 
 MAX_ATTACKS = 20
@@ -52,6 +52,7 @@ MeleeHitOn = Annotated[
     int | str,
     PlainValidator(_melee_hit_on),
     WithJsonSchema({"anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 2, "maximum": 6}]}),
+    Choices("MeleeHitOn", (("AUTO", "auto"), *((f"ON_{x}_PLUS", x) for x in range(2, 7)))),
 ]
 
 

@@ -47,7 +47,7 @@ from schema.answers.threshold import (
     ThresholdUnitAftermath,
 )
 from schema.errors import dotted, field_error, from_validation_error
-from schema.fields import Count, ExactOptions, RuleRange, StrictModel
+from schema.fields import Count, DiceText, ExactOptions, RuleRange, StrictModel
 from schema.report import distribution, exact_members
 
 RULESET = "threshold"
@@ -75,7 +75,7 @@ class AttackModel(StrictModel):
     skillBonus: RuleRange(-20, 20) = 0
     dc: RuleRange(1, 40) | None = None
     skillRollMode: Literal["normal", "advantage", "disadvantage"] = "normal"
-    damage: Any
+    damage: DiceText
     damageType: Literal["normal", "direct"] = "normal"
     centrepiece: StrictBool = False
 
@@ -96,7 +96,7 @@ class HealRequest(StrictModel):
     startingModels: Count(20, 1) = 1
     hpPerModel: Count(50, 1)
     currentHP: Count(200, 1)
-    amount: Any
+    amount: DiceText
     canReturnModels: StrictBool = False
     options: ExactOptions = ExactOptions()
 

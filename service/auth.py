@@ -3,7 +3,9 @@
 With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` except the
 PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
-and tools fetch it before they have a key), and the pages a person opens (`/`, `/docs`,
+and tools fetch it before they have a key), the published GraphQL schema
+(`/graphql/schema.graphql`, and its `Dice` scalar's `/graphql/scalars/Dice`) for the same
+reason, and the pages a person opens (`/`, `/docs`,
 `/readme`, their `/static/` assets, and GraphiQL: a browser's GET of `/graphql` with no query
 string, which can only render the page, never run a document): they are static, carry no data,
 and a browser cannot send a key before a page has loaded; the API calls they make need the key.
@@ -49,7 +51,19 @@ from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
 
-PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json", "/", "/docs", "/readme"})
+PUBLIC = frozenset(
+    {
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/openapi.json",
+        "/",
+        "/docs",
+        "/readme",
+        "/graphql/schema.graphql",
+        "/graphql/scalars/Dice",
+    }
+)
 ASSETS = "/static/"
 REALM = 'Bearer realm="killmath"'
 

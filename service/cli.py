@@ -22,7 +22,11 @@ from engine.errors import InputError
 from schema import references, registry
 from schema.errors import error_body
 
-COMMAND_MODULES: list[str] = ["service.commands_serve", "service.commands_catalog"]
+COMMAND_MODULES: list[str] = [
+    "service.commands_serve",
+    "service.commands_catalog",
+    "service.commands_graphql",
+]
 
 
 def dumps(obj: Any) -> str:

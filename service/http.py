@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from engine.errors import HTTP_STATUS, InputError
 from schema.errors import error_body
@@ -35,6 +36,33 @@ async def json_body(request: Request) -> Any:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
 
 
+GRAPHQL_PATH = "/graphql"
+
+
+class Refusal(JSONResponse):
+    """The §12 error body `{"error": {...}, "errors": [...]}`; on /graphql, GraphQL's
+    `{"errors": [{"message", "extensions": {...}}]}` with the same members, one entry per
+    problem, so a GraphQL client reads the middleware's refusals (413, 401, 429) as it reads
+    the endpoint's own."""
+
+    def __init__(
+        self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None
+    ) -> None:
+        self.details: list[dict[str, Any]] = body["errors"]
+        self.given_headers = headers
+        super().__init__(body, status_code=status, headers=headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(GRAPHQL_PATH):
+            errors = [{"message": d["message"], "extensions": d} for d in self.details]
+            graphql = JSONResponse(
+                {"errors": errors}, status_code=self.status_code, headers=self.given_headers
+            )
+            await graphql(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def refusal(
     status: int,
     code: str,
@@ -49,13 +77,13 @@ def refusal(
     fault (500). Also an ASGI app, so a middleware answers with
     `await refusal(...)(scope, receive, send)`."""
     body = error_body(InputError(code, field, message, limit))  # type: ignore[arg-type]
-    return JSONResponse(body, status_code=status, headers=headers)
+    return Refusal(status, body, headers)
 
 
 def error_response(error: InputError | BudgetExceeded) -> JSONResponse:
     """The refusal of a client's error, naming every problem it stands for."""
     status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
-    return JSONResponse(error_body(error), status_code=status)
+    return Refusal(status, error_body(error), None)
 
 
 def computer(request: Request) -> Computer:

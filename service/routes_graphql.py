@@ -1,8 +1,13 @@
-"""GraphQL at /graphql (strawberry's ASGI app; GraphiQL on GET from a browser).
+"""GraphQL at /graphql: GraphQL over HTTP (`service.graphql_http`), strawberry's schema
+executing, GraphiQL for a browser, and a cache of whole replies.
 
 Resolvers reach the service through `info.context["service"]`, a thin adapter over the
 process's Computer that turns its errors into GraphQL errors whose `extensions` carry the §12
 members (code, field, message, limit) — and TIMEOUT when the time budget runs out.
+
+`Endpoint.execute` is the one place an operation runs: it takes the parameters, the
+negotiated media type and the request, and gives back the status and the body (a response's
+`extensions` come from the schema's extensions' `get_results`, as strawberry has them).
 """
 
 from __future__ import annotations
@@ -11,21 +16,24 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
-from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.types.execution import PreExecutionError
+from strawberry.types.graphql import OperationType
 
 from engine.errors import InputError
+from schema import graphql_scalars as scalars
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
+from service import graphql_http, metrics, pages
 from service import grid as grids
-from service import metrics, pages
 from service.compute import BudgetExceeded, Computer, Result, encode
-from service.http import refusal
+from service.graphql_http import ALLOW, JSON, Params, Refused
 from service.routes_compute import run_grid
 from service.settings import Settings
 
@@ -66,38 +74,12 @@ class Service:
             raise graphql_error(exc) from None
 
 
-class KillmathGraphQL(GraphQL):
-    async def get_context(self, request: Any, response: Any) -> dict[str, Any]:
-        app = request.app
-        return {
-            "request": request,
-            "response": response,
-            "service": Service(app.state.computer, app.state.settings),
-        }
+class GraphiQL(GraphQL):
+    """Strawberry's view, asked only to render GraphiQL (a browser's GET without a query)."""
 
     async def render_graphql_ide(self, request: Request) -> Response:
         """The service's own GraphiQL page, its assets served locally (service.pages)."""
         return pages.graphiql(request)
-
-    def encode_json(self, data: object) -> bytes:
-        return orjson.dumps(data)
-
-    def decode_json(self, data: str | bytes) -> object:
-        # orjson's error subclasses json's, which strawberry answers with 400; it also refuses
-        # pathological nesting instead of overflowing the recursion limit
-        return orjson.loads(data)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Strawberry's app, with its HTTP refusals (a body that is not JSON, no query, a
-        method it does not serve) in the service's error body instead of plain text."""
-        if scope["type"] != "http":
-            await super().__call__(scope, receive, send)
-            return
-        try:
-            response = await self.run(Request(scope, receive))
-        except HTTPException as exc:
-            response = refusal(exc.status_code, "INVALID_INPUT", exc.reason)
-        await response(scope, receive, send)
 
 
 REPLY_HIT = metrics.CACHE.labels(tier="reply", result="hit")
@@ -120,117 +102,157 @@ class Replies:
         self.size = 0
         self._entries: OrderedDict[bytes, bytes] = OrderedDict()
 
-    def get(self, body: bytes) -> bytes | None:
-        reply = self._entries.get(body)
+    def get(self, key: bytes) -> bytes | None:
+        reply = self._entries.get(key)
         if reply is None:
             REPLY_MISS.inc()
             return None
         REPLY_HIT.inc()
-        self._entries.move_to_end(body)
+        self._entries.move_to_end(key)
         return reply
 
-    def offer(self, body: bytes, status: int, reply: bytes) -> None:
-        cost = len(body) + len(reply)
+    def offer(self, key: bytes, status: int, answer: dict[str, Any], reply: bytes) -> None:
+        """Keep `reply` (the encoded `answer`) for `key` if it may be replayed."""
+        cost = len(key) + len(reply)
         if status != 200 or cost > self.budget // 8 or b'"cached":false' in reply:
             return
-        try:
-            answer = orjson.loads(reply)
-        except orjson.JSONDecodeError:
+        if "errors" in answer or not answer.get("data"):
             return
-        if not isinstance(answer, dict) or "errors" in answer or not answer.get("data"):
+        if key in self._entries:
             return
-        if body in self._entries:
-            return
-        self._entries[body] = reply
+        self._entries[key] = reply
         self.size += cost
         while self.size > self.budget:
             old_body, old_reply = self._entries.popitem(last=False)
             self.size -= len(old_body) + len(old_reply)
 
 
-async def _read(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
 def startup(state: Any) -> None:
     """Build the schema and the reply cache of one app, with that app's limits. Without
     introspection GraphiQL goes too: it cannot work without it."""
     settings: Settings = state.settings
-    schema = build_schema(
+    state.graphql_schema = build_schema(
         max_depth=settings.graphql_max_depth,
         max_aliases=settings.graphql_max_aliases,
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.graphql_introspection,
     )
-    ide = "graphiql" if settings.graphql_introspection else None
-    state.graphql = KillmathGraphQL(schema, graphql_ide=ide)
+    ide = settings.graphql_introspection
+    state.graphiql = GraphiQL(state.graphql_schema, graphql_ide="graphiql") if ide else None
     state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
+    state.graphql_sdl = (state.graphql_schema.as_str() + "\n").encode()
 
 
-class LazyGraphQL:
-    """Strawberry's app (built by `startup`, or on first use), behind the reply cache for
-    POSTed documents."""
+SCHEMA_PATH = "/graphql/schema.graphql"
+
+
+def _response(status: int, body: bytes, media: str, headers: Any = None) -> Response:
+    return Response(body, status, headers=headers, media_type=f"{media}; charset=utf-8")
+
+
+class Endpoint:
+    """/graphql: GraphiQL for a browser, else one operation (from the reply cache when a
+    POSTed body was answered before)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
-        if getattr(state, "graphql", None) is None:
+        if getattr(state, "graphql_schema", None) is None:
             startup(state)
-        replies: Replies = state.graphql_replies
-        if scope["method"] != "POST" or replies.budget == 0:
-            await state.graphql(scope, receive, send)
-            return
-        body = await _read(receive)
-        reply = replies.get(body)
-        if reply is not None:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(reply)).encode()),
-                    ],
-                }
+        request = Request(scope, receive)
+        try:
+            response = await self.respond(request, state)
+        except Refused as refused:
+            body = orjson.dumps({"errors": [refused.error()]})
+            response = _response(refused.status, body, JSON, refused.headers)
+        if response is None:
+            await state.graphiql(scope, receive, send)
+        else:
+            await response(scope, receive, send)
+
+    async def respond(self, request: Request, state: Any) -> Response | None:
+        """The answer, or None for GraphiQL."""
+        method = request.method
+        if method not in ("GET", "POST"):
+            raise Refused(
+                405,
+                "METHOD_NOT_ALLOWED",
+                "",
+                f"/graphql answers GET and POST, not {method}",
+                {"allow": ALLOW},
             )
-            await send({"type": "http.response.body", "body": reply})
-            return
-        await self._execute(state.graphql, scope, body, receive, send, replies)
+        accept = request.headers.get("accept")
+        if (
+            method == "GET"
+            and "query" not in request.query_params
+            and graphql_http.wants_html(accept)
+        ):
+            if state.graphiql is None:
+                message = f"GraphiQL is off with introspection; the schema is at {SCHEMA_PATH}"
+                raise Refused(404, "NOT_FOUND", "", message)
+            return None
+        media = graphql_http.negotiate(accept)
+        if method == "GET":
+            params = graphql_http.params_from_query_string(request.query_params)
+            status, body = await self.execute(params, media, request, state)
+            return _response(status, orjson.dumps(body), media)
+        graphql_http.check_content_type(request.headers.get("content-type"))
+        raw = await request.body()
+        replies: Replies = state.graphql_replies
+        key = media.encode() + b"\n" + raw
+        reply = replies.get(key) if replies.budget else None
+        if reply is not None:
+            return _response(200, reply, media)
+        params = graphql_http.params_from_body(raw)
+        status, body = await self.execute(params, media, request, state)
+        encoded = orjson.dumps(body)
+        if replies.budget:
+            replies.offer(key, status, body, encoded)
+        return _response(status, encoded, media)
 
-    async def _execute(
-        self,
-        app: KillmathGraphQL,
-        scope: Scope,
-        body: bytes,
-        receive: Receive,
-        send: Send,
-        replies: Replies,
-    ) -> None:
-        replayed = False
-        status = 0
-        parts: list[bytes] = []
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        async def capture(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body":
-                parts.append(message.get("body", b""))
-            await send(message)
-
-        await app(scope, replay, capture)
-        replies.offer(body, status, b"".join(parts))
+    async def execute(
+        self, params: Params, media: str, request: Request, state: Any
+    ) -> tuple[int, dict[str, Any]]:
+        """Run one operation: queries over GET, queries and mutations over POST."""
+        allowed = {OperationType.QUERY}
+        if request.method == "POST":
+            allowed.add(OperationType.MUTATION)
+        context = {"request": request, "service": Service(state.computer, state.settings)}
+        try:
+            result = await state.graphql_schema.execute(
+                params.query,
+                variable_values=params.variables,
+                context_value=context,
+                operation_name=params.operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=params.extensions,
+            )
+        except InvalidOperationTypeError as exc:
+            if request.method == "GET" and exc.operation_type == OperationType.MUTATION:
+                message = "a mutation is sent by POST, never by GET"
+                allow = {"allow": "POST"}
+                raise Refused(405, "METHOD_NOT_ALLOWED", "query", message, allow) from None
+            error = GraphQLError(exc.as_http_error_reason(request.method))
+            result = PreExecutionError(data=None, errors=[error])
+        except CannotGetOperationTypeError as exc:
+            result = PreExecutionError(data=None, errors=[GraphQLError(exc.as_http_error_reason())])
+        return graphql_http.response(result, media)
 
 
-routes = [Route("/graphql", LazyGraphQL(), methods=["GET", "POST"])]
+async def published_schema(request: Request) -> Response:
+    """The schema as SDL (`schema.graphql`), for clients of a server without introspection."""
+    state = request.app.state
+    if getattr(state, "graphql_schema", None) is None:
+        startup(state)
+    return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")
+
+
+async def dice_specification(request: Request) -> Response:
+    """What the `Dice` scalar's `@specifiedBy` URL points at: its grammar."""
+    return Response(scalars.SPECIFICATION, media_type="text/plain; charset=utf-8")
+
+
+routes = [
+    Route("/graphql", Endpoint()),
+    Route(SCHEMA_PATH, published_schema, methods=["GET"]),
+    Route(scalars.SPECIFIED_BY, dice_specification, methods=["GET"]),
+]

@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 import strawberry
+from graphql_typed import SCHEMA as TYPES
+from graphql_typed import as_rest, selection, without_nulls
 from starlette.testclient import TestClient
 
 from schema.catalog import catalog
+from schema.graphql import CONFIG
 from schema.graphql_catalog import CatalogQuery
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
@@ -146,7 +149,7 @@ def test_referenced_matchup_shares_the_cache_entry(client: TestClient) -> None:
 
 # --------------------------------------------------------------------------- GraphQL
 
-SCHEMA = strawberry.Schema(query=CatalogQuery)
+SCHEMA = strawberry.Schema(query=CatalogQuery, config=CONFIG)
 
 
 def _run(document: str, **variables: object) -> dict:
@@ -174,23 +177,26 @@ def test_graphql_operatives_cursor_pagination() -> None:
 
 
 def test_graphql_lookups() -> None:
-    data = _run("""{
+    fields = selection(TYPES.type_map["Kt2024Fields"])
+    data = _run(f"""{{
       catalogVersion
-      killTeams { id operatives { id } }
-      operative(id: "kommandos.boss-nob") { name save wounds defender
-        weapons { name type profiles { id fields weaponRules } } }
-      missing: operative(id: "nope") { id }
-      weaponProfile(id: "kommandos.boss-nob.power-klaw") { attacks hit normalDamage
-        criticalDamage fields }
-      weaponRules(text: "Cea, Bal, Lethal 7+") { fields unknown malformed { rule message } }
-    }""")
+      killTeams {{ id operatives {{ id }} }}
+      operative(id: "kommandos.boss-nob") {{ name save wounds defender {fields}
+        weapons {{ name type profiles {{ id fields {fields} weaponRules }} }} }}
+      missing: operative(id: "nope") {{ id }}
+      weaponProfile(id: "kommandos.boss-nob.power-klaw") {{ attacks hit normalDamage
+        criticalDamage fields {fields} }}
+      weaponRules(text: "Cea, Bal, Lethal 7+") {{ fields {fields} unknown
+        malformed {{ rule message }} }}
+    }}""")
+    assert data["missing"] is None
+    data = as_rest(data, TYPES.query_type)
     assert data["catalogVersion"] == catalog().version
     assert len(data["killTeams"]) == len(catalog().kill_teams)
     nob = data["operative"]
     assert nob["defender"] == {"defenceDice": 3, "save": 5, "wounds": 14}
     klaw = next(w for w in nob["weapons"] if w["name"] == "Power klaw")["profiles"][0]
     assert klaw["weaponRules"] == "Brutal, Shock" and klaw["fields"]["brutal"] is True
-    assert data["missing"] is None
     assert (
         data["weaponProfile"]["fields"]
         == catalog().profiles["kommandos.boss-nob.power-klaw"].attacker_fields()
@@ -202,9 +208,11 @@ def test_graphql_lookups() -> None:
 
 def test_graphql_import_and_errors() -> None:
     content = (FIXTURES / "import_ktdash.json").read_text()
-    data = _run("query($c: String!) { importProfiles(content: $c) }", c=content)
-    assert data["importProfiles"] == import_text(content).as_json()
-    bad = SCHEMA.execute_sync('{ importProfiles(content: "???") }')
+    answer = selection(TYPES.query_type.fields["importProfiles"].type)
+    data = _run(f"query($c: String!) {{ importProfiles(content: $c) {answer} }}", c=content)
+    typed = as_rest(data["importProfiles"], TYPES.query_type.fields["importProfiles"].type)
+    assert typed == without_nulls(import_text(content).as_json())
+    bad = SCHEMA.execute_sync('{ importProfiles(content: "???") { format } }')
     assert bad.errors and bad.errors[0].extensions["field"] == "file"
     page = SCHEMA.execute_sync("{ operatives(first: 500) { totalCount } }")
     assert page.errors and page.errors[0].extensions["code"] == "LIMIT_EXCEEDED"

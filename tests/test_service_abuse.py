@@ -190,11 +190,23 @@ def graphql_limit(field: str, limit: int) -> Callable[[httpx.Response, ErrorShap
     return check
 
 
-def unparsable_graphql_request(response: httpx.Response, errors: ErrorShape) -> None:
-    """strawberry's own answer to a body that is not JSON (GraphQL over HTTP: 400)."""
-    assert response.status_code == 400, response.text[:500]
+def graphql_http_refusal(
+    status: int, code: str, field: str, limit: int | None = None
+) -> Callable[[httpx.Response, ErrorShape], None]:
+    """A request refused before GraphQL: a GraphQL response, the §12 members in `extensions`."""
+
+    def check(response: httpx.Response, errors: ErrorShape) -> None:
+        assert response.status_code == status, response.text[:500]
+        (error,) = response.json()["errors"]
+        assert not errors.members_problems(error["extensions"]), error
+        assert (error["extensions"]["code"], error["extensions"]["field"]) == (code, field)
+        assert error["extensions"].get("limit") == limit, error
+
+    return check
 
 
+unparsable_graphql_request = graphql_http_refusal(400, "INVALID_INPUT", "")
+GRAPHQL_BODY_TOO_LARGE = graphql_http_refusal(413, "LIMIT_EXCEEDED", "", MiB)
 BODY_TOO_LARGE = rest_refusal(413, "LIMIT_EXCEEDED", "", MiB)
 NOT_JSON = rest_refusal(400, "INVALID_INPUT", "")
 
@@ -212,7 +224,7 @@ ATTACKS: dict[str, tuple[Attack, Callable[[httpx.Response, ErrorShape], None]]] 
     ),
     "graphql 2 MB document": (
         graphql("{ " + "rulesets { name } " * 120_000 + "}"),
-        BODY_TOO_LARGE,
+        GRAPHQL_BODY_TOO_LARGE,
     ),
     "graphql document of 100,000 nested lists": (
         graphql("{ shoot(input: " + "[" * 100_000 + "]" * 100_000 + ") { cached } }"),
@@ -232,7 +244,7 @@ ATTACKS: dict[str, tuple[Attack, Callable[[httpx.Response, ErrorShape], None]]] 
     ),
     "graphql 100,000 matchups": (
         graphql(MATCHUPS_QUERY, {"i": [{"shoot": {}}] * 100_000}),
-        BODY_TOO_LARGE,
+        GRAPHQL_BODY_TOO_LARGE,
     ),
     "graphql 1,001 matchups": (
         graphql(MATCHUPS_QUERY, {"i": [{"shoot": {}}] * 1001}),

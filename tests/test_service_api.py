@@ -9,6 +9,7 @@ from fractions import Fraction
 import httpx
 import orjson
 import pytest
+from graphql_typed import SCHEMA, as_rest, query_of, variables, without_nulls
 from service_harness import cli_batch, graphql, without_service_members
 
 from schema.graphql import build_schema
@@ -180,17 +181,19 @@ def test_malformed_and_oversized_bodies(url):
 
 @pytest.mark.parametrize(
     ("body", "status"),
-    [(b"{not json", 400), (b'{"variables": {}}', 400), (b"[1, 2]", 400)],
+    [(b"{not json", 400), (b'{"variables": {}}', 400), (b"[1, 2]", 400), (b"1", 400)],
 )
-def test_graphql_refusals_before_execution_use_the_error_body(url, body, status):
-    """Strawberry answers these with plain text; the service answers with its error body."""
+def test_graphql_refusals_before_execution_use_the_graphql_error_body(url, body, status):
+    """Strawberry answers these with plain text (a non-object body with a 500); the service
+    answers with a GraphQL response carrying the error members (tests/test_graphql_http.py)."""
     response = httpx.post(
         url + "/graphql", content=body, headers={"content-type": "application/json"}
     )
     assert response.status_code == status
-    assert response.headers["content-type"] == "application/json"
-    assert response.json()["error"]["code"] == "INVALID_INPUT"
-    assert response.json()["error"]["message"]
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
+    (error,) = response.json()["errors"]
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert error["message"]
 
 
 def test_graphql_errors_carry_the_error_members(url):
@@ -228,33 +231,36 @@ def test_graphiql_on_get(url):
     assert "graphiql" in response.text.lower()
 
 
-def test_matchups_mix_typed_inputs_envelopes_and_errors(url):
+def test_matchups_mix_rulesets_and_errors(url):
     query = """
     query($inputs: [MatchupInput!]!) {
       matchups(inputs: $inputs) {
         __typename
-        ... on ShootResult { expectedDamage canonicalKey }
-        ... on FightResult { fighterA { incapacitatedProbability } }
-        ... on RulesetResult { result canonicalKey }
+        ... on Kt2024ShootResult { expectedDamage canonicalKey }
+        ... on Kt2024FightResult { fighterA { incapacitatedProbability } }
+        ... on Kt2018CombatResult { pOutOfAction canonicalKey }
         ... on MatchupError { code field limit }
       }
     }"""
-    envelope = {"mode": "shoot", "attacker": {"attacks": 3}}
+    kt2018 = OTHER_RULESETS[0][2]
     inputs = [
         {"shoot": {"attacker": {"attacks": 3}}},
         {"fight": {"fighterA": {"attacks": 2}}},
-        {"envelope": envelope},
+        {"kt2018Shooting": {**kt2018, "weapons": [{**kt2018["weapons"][0], "type": "RAPID_FIRE"}]}},
         {"shoot": {"attacker": {"attacks": 30}}},
     ]
     results = graphql(url, query, {"inputs": inputs})["data"]["matchups"]
     assert [r["__typename"] for r in results] == [
-        "ShootResult",
-        "FightResult",
-        "RulesetResult",
+        "Kt2024ShootResult",
+        "Kt2024FightResult",
+        "Kt2018CombatResult",
         "MatchupError",
     ]
-    assert results[0]["canonicalKey"] == results[2]["canonicalKey"]
-    assert results[2]["result"] == cli(envelope)
+    shoot = cli({"mode": "shoot", "attacker": {"attacks": 3}})
+    assert results[0]["expectedDamage"] == shoot["expectedDamage"]
+    expected = cli({"ruleset": "kt2018", "mode": "shooting", **kt2018})
+    assert results[2]["pOutOfAction"] == expected["pOutOfAction"]
+    assert results[2]["canonicalKey"].startswith("kt2018-")
     assert results[3] == {
         "__typename": "MatchupError",
         "code": "LIMIT_EXCEEDED",
@@ -431,17 +437,15 @@ OTHER_RULESETS = [
 
 @pytest.mark.parametrize(("ruleset", "mode", "body"), OTHER_RULESETS)
 def test_other_rulesets_over_graphql_and_batch_equal_the_cli(url, ruleset, mode, body):
+    """Every member of the typed answer (tests/test_graphql_typed.py asks every example)."""
     envelope = {"ruleset": ruleset, "mode": mode, **body}
     expected = cli(envelope)
     assert "error" not in expected
     assert httpx.post(url + "/v1/batch", json=[envelope]).json() == [expected]
     name = f"{ruleset}{mode[:1].upper()}{mode[1:]}"
-    types = graphql(
-        url, "{ __schema { queryType { fields { name args { type { ofType { name } } } } } } }"
-    )
-    (field,) = [f for f in types["data"]["__schema"]["queryType"]["fields"] if f["name"] == name]
-    input_type = field["args"][0]["type"]["ofType"]["name"]  # typed from the model, or JSON
-    query = f"query($i: {input_type}!) {{ {name}(input: $i) {{ result canonicalKey cached }} }}"
-    answer = graphql(url, query, {"i": body})["data"][name]
-    assert answer["result"] == expected
+    query, input_name = query_of(name)
+    given = variables(body, SCHEMA.type_map[input_name])
+    answer = graphql(url, query, {"i": given})["data"][name]
     assert answer["canonicalKey"].startswith(f"{ruleset}-")
+    typed = {k: v for k, v in answer.items() if k not in ("canonicalKey", "cached")}
+    assert as_rest(typed) == without_nulls(expected)

@@ -14,6 +14,14 @@ few consecutive failures a circuit breaker stops asking until a cool-down has pa
 lets one probe call at a time decide. A failed or skipped Redis call reads as a miss and
 writes are dropped. An error *answer* (a full Redis refusing writes under `noeviction`) is no
 outage: it drops that write but leaves the breaker closed, so reads go on.
+
+With `KILLMATH_REDIS_CLUSTER` the URL is one seed node of a Redis Cluster: redis-py's cluster
+client learns the slot map from it, sends each key to the master owning its slot, splits a
+bulk read by slot (`mget_nonatomic`: one pipelined round trip per node) and a bulk write by
+node (its cluster pipeline), and follows MOVED replies. A dead master's calls fail like a dead
+Redis (a miss, a dropped write, one breaker for the whole cluster); the failure also marks the
+slot map stale, so the first call after the cool-down reads the new map and reaches the
+promoted replica. Nothing here waits for a failover.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Se
 from typing import Any, TypeVar
 
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ResponseError
@@ -146,10 +154,15 @@ class Breaker:
         self._opened_at = time.monotonic()
 
 
-def connect(url: str, *, timeout: float, pool_size: int) -> Redis:
+Client = Redis | RedisCluster
+
+
+def connect(url: str, *, cluster: bool, timeout: float, pool_size: int) -> Client:
     """A client for a Redis that must never hold a request up: short socket timeouts, no
-    retries (the breaker decides when to try again), a bounded pool."""
-    return Redis.from_url(
+    retries (the breaker decides when to try again), a bounded pool (per node, in a cluster).
+    With `cluster` the URL is a seed node of a Redis Cluster."""
+    factory = RedisCluster if cluster else Redis
+    return factory.from_url(
         url,
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
@@ -194,12 +207,26 @@ class RedisTier:
     BATCH = 256  # keys per MGET (answers are a few kB each)
 
     def __init__(
-        self, url: str, *, ttl: int, timeout: float, pool_size: int, breaker: Breaker
+        self,
+        url: str,
+        *,
+        ttl: int,
+        timeout: float,
+        pool_size: int,
+        breaker: Breaker,
+        cluster: bool = False,
     ) -> None:
         self.ttl = ttl
         self.timeout = timeout
         self.breaker = breaker
-        self.client = connect(url, timeout=timeout, pool_size=pool_size)
+        self.client = connect(url, cluster=cluster, timeout=timeout, pool_size=pool_size)
+
+    def _mget(self, names: list[str]) -> Awaitable[list[bytes | None]]:
+        """MGET, split by slot in a cluster (a plain MGET of keys in several slots is a
+        CROSSSLOT error there)."""
+        if isinstance(self.client, RedisCluster):
+            return self.client.mget_nonatomic(names)
+        return self.client.mget(names)
 
     async def get_many(self, keys: Sequence[str]) -> list[Output | None]:
         """One MGET per `BATCH` keys, so a big grid's read fits the per-call time limit."""
@@ -208,7 +235,7 @@ class RedisTier:
             part = keys[start : start + self.BATCH]
             names = [redis_key(k) for k in part]
             raws = await guarded(
-                self.breaker, self.timeout, "mget", lambda names=names: self.client.mget(names)
+                self.breaker, self.timeout, "mget", lambda names=names: self._mget(names)
             )
             if raws is None:
                 found.extend([None] * len(part))

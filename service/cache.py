@@ -38,7 +38,8 @@ import orjson
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MaxConnectionsError, ResponseError
 from redis.maint_notifications import MaintNotificationsConfig
 
 from engine import REVISION
@@ -175,12 +176,34 @@ def connect(url: str, *, cluster: bool, timeout: float, pool_size: int) -> Clien
     )
 
 
+async def forget_slot_map(client: Client) -> None:
+    """After a failed call to a Redis Cluster, make the next call read the slot map again.
+
+    redis-py's cluster client does so itself after a failed single command, but its pipeline
+    (bulk writes, `mget_nonatomic`) re-reads the map only when it may retry, and it may not
+    here: without this a client would keep sending a dead master's slots to the dead master
+    long after its replica took over. Closing the client's connections is what the pipeline
+    does before a retry; the next call reconnects with the current map.
+
+    Only a refused or broken connection (a node gone or restarted) does this: a time-out is
+    more often a loaded machine than a moved slot, and each re-read costs the next call a
+    CLUSTER SLOTS and a COMMAND. A node that hangs is noticed by the next single command
+    (a readiness PING, the rate-limit script), after which redis-py re-reads the map itself."""
+    if isinstance(client, RedisCluster):
+        await client.aclose()
+
+
 async def guarded(
-    breaker: Breaker, timeout: float, what: str, operation: Callable[[], Awaitable[T]]
+    breaker: Breaker,
+    timeout: float,
+    what: str,
+    operation: Callable[[], Awaitable[T]],
+    client: Client | None = None,
 ) -> T | None:
     """Run a coroutine factory under `breaker` and the time limit; None when it is skipped or
     fails. Every Redis call of the service (cache tier, shared rate limit) goes through here,
-    so they all count, log and trip their breaker the same way."""
+    so they all count, log and trip their breaker the same way. A failed call through a
+    cluster `client` drops its slot map (`forget_slot_map`)."""
     if not breaker.allows():
         metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
         return None
@@ -196,6 +219,9 @@ async def guarded(
         breaker.failed()
         metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
         log.warning("redis %s failed: %r", what, exc)
+        lost = isinstance(exc, RedisConnectionError) and not isinstance(exc, MaxConnectionsError)
+        if client is not None and lost:  # not a full pool: that is this process's own limit
+            await forget_slot_map(client)
         return None
     breaker.succeeded()
     return result
@@ -235,7 +261,11 @@ class RedisTier:
             part = keys[start : start + self.BATCH]
             names = [redis_key(k) for k in part]
             raws = await guarded(
-                self.breaker, self.timeout, "mget", lambda names=names: self._mget(names)
+                self.breaker,
+                self.timeout,
+                "mget",
+                lambda names=names: self._mget(names),
+                self.client,
             )
             if raws is None:
                 found.extend([None] * len(part))
@@ -265,10 +295,12 @@ class RedisTier:
                     pipe.set(name, raw, ex=self.ttl)
                 await pipe.execute()
 
-        await guarded(self.breaker, self.timeout, "set", write)
+        await guarded(self.breaker, self.timeout, "set", write, self.client)
 
     async def ping(self) -> bool:
-        return bool(await guarded(self.breaker, self.timeout, "ping", self.client.ping))
+        return bool(
+            await guarded(self.breaker, self.timeout, "ping", self.client.ping, self.client)
+        )
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -54,6 +54,14 @@ if ! "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     make_base
 fi
 
+# The builder's CA certificates, for pip inside the build (a network whose TLS a local CA
+# re-signs): BUILD_CA_BUNDLE, else pip's own `cert` setting, else the system bundle; an empty
+# file when there is none (the image's own certificates are then used).
+ca="${BUILD_CA_BUNDLE:-$(python3 -m pip config get global.cert 2>/dev/null || true)}"
+[[ -n "$ca" && -s "$ca" ]] || ca=/etc/ssl/certs/ca-certificates.crt
+if [[ -s "$ca" ]]; then cp "$ca" build-ca.pem; else : >build-ca.pem; fi
+trap 'rm -f build-ca.pem' EXIT
+
 say "building $tag from $BASE_IMAGE"
 # The classic builder: it needs neither BuildKit's frontend image nor a buildx plugin.
 DOCKER_BUILDKIT=0 "$DOCKER" build --network host --build-arg "BASE_IMAGE=$BASE_IMAGE" \

@@ -148,6 +148,7 @@ class SharedBuckets:
             lambda: self._take(
                 keys=[f"killmath:rate:{{{name}}}"], args=[self.local.rate, self.local.burst]
             ),
+            self.client,
         )
         if wait is None:  # any Redis trouble: this process's bucket decides
             return await self.local.take(name)

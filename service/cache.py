@@ -30,6 +30,7 @@ import asyncio
 import hashlib
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -176,21 +177,60 @@ def connect(url: str, *, cluster: bool, timeout: float, pool_size: int) -> Clien
     )
 
 
+SLOT_MAP_LIMIT = 2.0  # seconds a cluster client may take to read the slot map, off requests
+
+_slot_maps: weakref.WeakKeyDictionary[RedisCluster, asyncio.Task[None] | bool] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _read_slot_map(client: RedisCluster) -> None:
+    try:
+        async with asyncio.timeout(SLOT_MAP_LIMIT):
+            await client.initialize()
+    except Exception as exc:  # the next call starts another read
+        metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+        log.warning("redis cluster slot map not read: %r", exc)
+        return
+    _slot_maps[client] = True
+
+
+def slot_map_ready(client: Client) -> bool:
+    """Whether a cluster client has its slot map; if not, a read of it is started in the
+    background and the caller skips Redis this time (a miss, no breaker failure).
+
+    Reading the map (CLUSTER SLOTS from a node, then COMMAND, a reply of some hundred kB that
+    redis-py parses) can take longer than one call's time limit on a loaded machine; inside
+    the call it would time out every time, and a process would stay without its L2 for as
+    long as the load lasts. A plain Redis is always ready."""
+    if not isinstance(client, RedisCluster):
+        return True
+    state = _slot_maps.get(client)
+    if state is True:
+        return True
+    if state is None or state.done():
+        _slot_maps[client] = asyncio.get_running_loop().create_task(_read_slot_map(client))
+    return False
+
+
 async def forget_slot_map(client: Client) -> None:
-    """After a failed call to a Redis Cluster, make the next call read the slot map again.
+    """After a failed call to a Redis Cluster, have the slot map read again (in the
+    background, `slot_map_ready`) before the next call.
 
     redis-py's cluster client does so itself after a failed single command, but its pipeline
     (bulk writes, `mget_nonatomic`) re-reads the map only when it may retry, and it may not
     here: without this a client would keep sending a dead master's slots to the dead master
     long after its replica took over. Closing the client's connections is what the pipeline
-    does before a retry; the next call reconnects with the current map.
+    does before a retry; the read that follows connects with the current map.
 
     Only a refused or broken connection (a node gone or restarted) does this: a time-out is
-    more often a loaded machine than a moved slot, and each re-read costs the next call a
-    CLUSTER SLOTS and a COMMAND. A node that hangs is noticed by the next single command
-    (a readiness PING, the rate-limit script), after which redis-py re-reads the map itself."""
+    more often a loaded machine than a moved slot. A node that hangs is noticed by the next
+    single command (a readiness PING, the rate-limit script), after which redis-py re-reads
+    the map itself."""
     if isinstance(client, RedisCluster):
         await client.aclose()
+        if _slot_maps.get(client) is True:
+            del _slot_maps[client]
 
 
 async def guarded(
@@ -202,8 +242,12 @@ async def guarded(
 ) -> T | None:
     """Run a coroutine factory under `breaker` and the time limit; None when it is skipped or
     fails. Every Redis call of the service (cache tier, shared rate limit) goes through here,
-    so they all count, log and trip their breaker the same way. A failed call through a
-    cluster `client` drops its slot map (`forget_slot_map`)."""
+    so they all count, log and trip their breaker the same way. Through a cluster `client`,
+    a call waits for nothing while the slot map is read (`slot_map_ready`), and a failed
+    call drops the map (`forget_slot_map`)."""
+    if client is not None and not slot_map_ready(client):
+        metrics.REDIS_ERRORS.labels(kind="slot_map_reading").inc()
+        return None
     if not breaker.allows():
         metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
         return None

@@ -35,7 +35,7 @@ from test_service_faults import (
 
 from service import auth
 from service.auth import key_id
-from service.cache import redis_key
+from service.cache import redis_key, slot_map_ready
 from service.compute import prepare
 from service.settings import Settings
 
@@ -46,6 +46,16 @@ CLUSTERED = {**FAULTY, "redis_cluster": "true", "log_level": "WARNING"}
 def cluster():
     with redis_cluster() as running:
         yield running
+
+
+def l2_ready(server: Server) -> None:
+    """Wait until the server has read the cluster's slot map (in the background, after its
+    first Redis call): /readyz says redis ok."""
+
+    def ok() -> bool:
+        return httpx.get(server.url + "/readyz", timeout=10).json()["redis"] == "ok"
+
+    assert eventually(ok, 30), "the server never read the cluster's slot map"
 
 
 def answered_keys(load: Load, after: float) -> list[str]:
@@ -65,6 +75,7 @@ def test_a_master_killed_mid_load_fails_no_request():
     with redis_cluster() as cluster, serving(redis_url=cluster.url, **settings) as server:
         seed = cluster.nodes[0]
         assert seed.port in cluster.masters()
+        l2_ready(server)
         shoot(server, 0)
         with cluster.client() as client, Load(server.url) as load:
             time.sleep(1.5)
@@ -99,6 +110,7 @@ def test_a_master_killed_mid_load_fails_no_request():
 def test_a_hung_cluster_costs_a_request_at_most_a_few_timeouts():
     """Every node stopped (SIGSTOP): the same latency bound and breaker as one hung Redis."""
     with redis_cluster() as cluster, serving(redis_url=cluster.url, **CLUSTERED) as server:
+        l2_ready(server)
         shoot(server, 0)
         with Load(server.url) as load:
             time.sleep(1.0)
@@ -144,6 +156,8 @@ def test_three_processes_serve_each_others_answers(cluster: Cluster):
             stack.enter_context(serving(redis_url=cluster.url, redis_cluster="true"))
             for _ in range(count)
         ]
+        for server in servers:
+            l2_ready(server)
         for i, server in enumerate(servers):
             batch(server, range(i * per, (i + 1) * per))
         assert eventually(lambda: cluster.stored(names) == count * per)
@@ -178,6 +192,14 @@ def test_a_keys_bucket_is_shared_through_the_cluster(cluster: Cluster):
     async def draw() -> list[float]:
         first, second = auth.limiter(settings), auth.limiter(settings)
         assert isinstance(first, auth.SharedBuckets) and isinstance(second, auth.SharedBuckets)
+        # a new client reads the slot map in the background; until then the local bucket
+        # decides (these draws are another key's)
+        for attempt in range(600):
+            if all(slot_map_ready(limiter.client) for limiter in (first, second)):
+                break
+            await first.take(f"warm-up {attempt}")
+            await second.take(f"warm-up {attempt}")
+            await asyncio.sleep(0.05)
         waits = [await first.take(name), await second.take(name), await first.take(name)]
         waits.append(await second.take(name))
         await first.close()

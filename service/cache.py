@@ -19,9 +19,9 @@ With `KILLMATH_REDIS_CLUSTER` the URL is one seed node of a Redis Cluster: redis
 client learns the slot map from it, sends each key to the master owning its slot, splits a
 bulk read by slot (`mget_nonatomic`: one pipelined round trip per node) and a bulk write by
 node (its cluster pipeline), and follows MOVED replies. A dead master's calls fail like a dead
-Redis (a miss, a dropped write, one breaker for the whole cluster); the failure also marks the
-slot map stale, so the first call after the cool-down reads the new map and reaches the
-promoted replica. Nothing here waits for a failover.
+Redis (a miss, a dropped write, one breaker for the whole cluster); the failure also has the
+slot map read again, in the background, so calls reach the promoted replica once it has taken
+over. Nothing here waits for a failover, nor for a slot map.
 """
 
 from __future__ import annotations

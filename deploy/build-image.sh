@@ -62,6 +62,11 @@ ca="${BUILD_CA_BUNDLE:-$(python3 -m pip config get global.cert 2>/dev/null || tr
 if [[ -s "$ca" ]]; then cp "$ca" build-ca.pem; else : >build-ca.pem; fi
 trap 'rm -f build-ca.pem' EXIT
 
+# killmath's own wheel, built here: its build step vendors the pages' pinned assets with npm
+# (setup.py), which the image then needs no more than a compiler.
+rm -rf build/image-wheel
+python3 -m pip wheel --quiet --no-deps --wheel-dir build/image-wheel . >&2
+
 say "building $tag from $BASE_IMAGE"
 # The classic builder: it needs neither BuildKit's frontend image nor a buildx plugin.
 DOCKER_BUILDKIT=0 "$DOCKER" build --network host --build-arg "BASE_IMAGE=$BASE_IMAGE" \

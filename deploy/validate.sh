@@ -22,7 +22,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 for tool in "$KUBECTL" "$KUBERNETES_VALIDATE"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "deploy/validate.sh: FAILED: '$tool' not found on PATH (kubectl ships with the" \
-             "machine; kubernetes-validate comes with the dev extra: pip install -e '.[dev]')" >&2
+             "machine; kubernetes-validate comes with the dev lock: pip install -r requirements-dev.lock)" >&2
         exit 2
     fi
 done

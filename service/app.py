@@ -59,6 +59,7 @@ def build_cache(settings: Settings) -> Cache:
             timeout=settings.redis_timeout,
             pool_size=settings.redis_pool_size,
             breaker=Breaker(settings.breaker_failures, settings.breaker_cooldown),
+            cluster=settings.redis_cluster,
         )
     return Cache(LRU(settings.cache_entries), l2)
 

@@ -26,6 +26,9 @@ their skew cannot matter), and a bucket expires once it would be full again anyw
 never a dependency: each call goes through the cache's `guarded` (`KILLMATH_REDIS_TIMEOUT`
 and a circuit breaker), and on any failure, or an error answer such as a full Redis refusing
 the script's writes, the request is limited by this process's own bucket instead.
+In a Redis Cluster (`KILLMATH_REDIS_CLUSTER`) the key id is the bucket key's hash tag
+(`killmath:rate:{id}`), so every key the script touches for one API key sits in one slot, as
+a script's keys must.
 During an outage a key may thus get up to one burst per replica — availability over precision;
 and a call that timed out may still take its token when a stalled Redis wakes up (strict,
 never lenient, by that one token).
@@ -147,7 +150,12 @@ class SharedBuckets:
         self.timeout = settings.redis_timeout
         self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown)
         # the cache's client: short timeouts, no retries, safe across Redis restarts
-        self.client = connect(url, timeout=self.timeout, pool_size=settings.redis_pool_size)
+        self.client = connect(
+            url,
+            cluster=settings.redis_cluster,
+            timeout=self.timeout,
+            pool_size=settings.redis_pool_size,
+        )
         self._take = self.client.register_script(TAKE)
 
     async def take(self, name: str) -> float:
@@ -156,8 +164,9 @@ class SharedBuckets:
             self.timeout,
             "rate limit",
             lambda: self._take(
-                keys=[f"killmath:rate:{name}"], args=[self.local.rate, self.local.burst]
+                keys=[f"killmath:rate:{{{name}}}"], args=[self.local.rate, self.local.burst]
             ),
+            self.client,
         )
         if wait is None:  # any Redis trouble: this process's bucket decides
             return await self.local.take(name)

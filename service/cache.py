@@ -14,6 +14,14 @@ few consecutive failures a circuit breaker stops asking until a cool-down has pa
 lets one probe call at a time decide. A failed or skipped Redis call reads as a miss and
 writes are dropped. An error *answer* (a full Redis refusing writes under `noeviction`) is no
 outage: it drops that write but leaves the breaker closed, so reads go on.
+
+With `KILLMATH_REDIS_CLUSTER` the URL is one seed node of a Redis Cluster: redis-py's cluster
+client learns the slot map from it, sends each key to the master owning its slot, splits a
+bulk read by slot (`mget_nonatomic`: one pipelined round trip per node) and a bulk write by
+node (its cluster pipeline), and follows MOVED replies. A dead master's calls fail like a dead
+Redis (a miss, a dropped write, one breaker for the whole cluster); the failure also has the
+slot map read again, in the background, so calls reach the promoted replica once it has taken
+over. Nothing here waits for a failover, nor for a slot map.
 """
 
 from __future__ import annotations
@@ -22,15 +30,17 @@ import asyncio
 import hashlib
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MaxConnectionsError, ResponseError
 from redis.maint_notifications import MaintNotificationsConfig
 
 from engine import REVISION
@@ -146,10 +156,15 @@ class Breaker:
         self._opened_at = time.monotonic()
 
 
-def connect(url: str, *, timeout: float, pool_size: int) -> Redis:
+Client = Redis | RedisCluster
+
+
+def connect(url: str, *, cluster: bool, timeout: float, pool_size: int) -> Client:
     """A client for a Redis that must never hold a request up: short socket timeouts, no
-    retries (the breaker decides when to try again), a bounded pool."""
-    return Redis.from_url(
+    retries (the breaker decides when to try again), a bounded pool (per node, in a cluster).
+    With `cluster` the URL is a seed node of a Redis Cluster."""
+    factory = RedisCluster if cluster else Redis
+    return factory.from_url(
         url,
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
@@ -162,12 +177,77 @@ def connect(url: str, *, timeout: float, pool_size: int) -> Redis:
     )
 
 
+SLOT_MAP_LIMIT = 2.0  # seconds a cluster client may take to read the slot map, off requests
+
+_slot_maps: weakref.WeakKeyDictionary[RedisCluster, asyncio.Task[None] | bool] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _read_slot_map(client: RedisCluster) -> None:
+    try:
+        async with asyncio.timeout(SLOT_MAP_LIMIT):
+            await client.initialize()
+    except Exception as exc:  # the next call starts another read
+        metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
+        log.warning("redis cluster slot map not read: %r", exc)
+        return
+    _slot_maps[client] = True
+
+
+def slot_map_ready(client: Client) -> bool:
+    """Whether a cluster client has its slot map; if not, a read of it is started in the
+    background and the caller skips Redis this time (a miss, no breaker failure).
+
+    Reading the map (CLUSTER SLOTS from a node, then COMMAND, a reply of some hundred kB that
+    redis-py parses) can take longer than one call's time limit on a loaded machine; inside
+    the call it would time out every time, and a process would stay without its L2 for as
+    long as the load lasts. A plain Redis is always ready."""
+    if not isinstance(client, RedisCluster):
+        return True
+    state = _slot_maps.get(client)
+    if state is True:
+        return True
+    if state is None or state.done():
+        _slot_maps[client] = asyncio.get_running_loop().create_task(_read_slot_map(client))
+    return False
+
+
+async def forget_slot_map(client: Client) -> None:
+    """After a failed call to a Redis Cluster, have the slot map read again (in the
+    background, `slot_map_ready`) before the next call.
+
+    redis-py's cluster client does so itself after a failed single command, but its pipeline
+    (bulk writes, `mget_nonatomic`) re-reads the map only when it may retry, and it may not
+    here: without this a client would keep sending a dead master's slots to the dead master
+    long after its replica took over. Closing the client's connections is what the pipeline
+    does before a retry; the read that follows connects with the current map.
+
+    Only a refused or broken connection (a node gone or restarted) does this: a time-out is
+    more often a loaded machine than a moved slot. A node that hangs is noticed by the next
+    single command (a readiness PING, the rate-limit script), after which redis-py re-reads
+    the map itself."""
+    if isinstance(client, RedisCluster):
+        await client.aclose()
+        if _slot_maps.get(client) is True:
+            del _slot_maps[client]
+
+
 async def guarded(
-    breaker: Breaker, timeout: float, what: str, operation: Callable[[], Awaitable[T]]
+    breaker: Breaker,
+    timeout: float,
+    what: str,
+    operation: Callable[[], Awaitable[T]],
+    client: Client | None = None,
 ) -> T | None:
     """Run a coroutine factory under `breaker` and the time limit; None when it is skipped or
     fails. Every Redis call of the service (cache tier, shared rate limit) goes through here,
-    so they all count, log and trip their breaker the same way."""
+    so they all count, log and trip their breaker the same way. Through a cluster `client`,
+    a call waits for nothing while the slot map is read (`slot_map_ready`), and a failed
+    call drops the map (`forget_slot_map`)."""
+    if client is not None and not slot_map_ready(client):
+        metrics.REDIS_ERRORS.labels(kind="slot_map_reading").inc()
+        return None
     if not breaker.allows():
         metrics.REDIS_ERRORS.labels(kind="circuit_open").inc()
         return None
@@ -183,6 +263,9 @@ async def guarded(
         breaker.failed()
         metrics.REDIS_ERRORS.labels(kind=type(exc).__name__).inc()
         log.warning("redis %s failed: %r", what, exc)
+        lost = isinstance(exc, RedisConnectionError) and not isinstance(exc, MaxConnectionsError)
+        if client is not None and lost:  # not a full pool: that is this process's own limit
+            await forget_slot_map(client)
         return None
     breaker.succeeded()
     return result
@@ -194,12 +277,26 @@ class RedisTier:
     BATCH = 256  # keys per MGET (answers are a few kB each)
 
     def __init__(
-        self, url: str, *, ttl: int, timeout: float, pool_size: int, breaker: Breaker
+        self,
+        url: str,
+        *,
+        ttl: int,
+        timeout: float,
+        pool_size: int,
+        breaker: Breaker,
+        cluster: bool = False,
     ) -> None:
         self.ttl = ttl
         self.timeout = timeout
         self.breaker = breaker
-        self.client = connect(url, timeout=timeout, pool_size=pool_size)
+        self.client = connect(url, cluster=cluster, timeout=timeout, pool_size=pool_size)
+
+    def _mget(self, names: list[str]) -> Awaitable[list[bytes | None]]:
+        """MGET, split by slot in a cluster (a plain MGET of keys in several slots is a
+        CROSSSLOT error there)."""
+        if isinstance(self.client, RedisCluster):
+            return self.client.mget_nonatomic(names)
+        return self.client.mget(names)
 
     async def get_many(self, keys: Sequence[str]) -> list[Output | None]:
         """One MGET per `BATCH` keys, so a big grid's read fits the per-call time limit."""
@@ -208,7 +305,11 @@ class RedisTier:
             part = keys[start : start + self.BATCH]
             names = [redis_key(k) for k in part]
             raws = await guarded(
-                self.breaker, self.timeout, "mget", lambda names=names: self.client.mget(names)
+                self.breaker,
+                self.timeout,
+                "mget",
+                lambda names=names: self._mget(names),
+                self.client,
             )
             if raws is None:
                 found.extend([None] * len(part))
@@ -238,10 +339,12 @@ class RedisTier:
                     pipe.set(name, raw, ex=self.ttl)
                 await pipe.execute()
 
-        await guarded(self.breaker, self.timeout, "set", write)
+        await guarded(self.breaker, self.timeout, "set", write, self.client)
 
     async def ping(self) -> bool:
-        return bool(await guarded(self.breaker, self.timeout, "ping", self.client.ping))
+        return bool(
+            await guarded(self.breaker, self.timeout, "ping", self.client.ping, self.client)
+        )
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -36,6 +36,9 @@ class Settings(BaseSettings):
 
     # cache
     redis_url: str | None = Field(None, description="L2 cache; unset = in-process cache only")
+    redis_cluster: bool = Field(
+        False, description="KILLMATH_REDIS_URL is a seed node of a Redis Cluster"
+    )
     cache_ttl: int = Field(7 * 24 * 3600, ge=1, description="seconds a Redis entry lives")
     cache_entries: int = Field(20_000, ge=0, description="L1 (in-process LRU) size in entries")
     redis_timeout: float = Field(0.1, gt=0, description="seconds per Redis call before giving up")

@@ -22,6 +22,7 @@ from service.settings import Settings
 REPO = Path(__file__).resolve().parents[1]
 VALIDATE = REPO / "deploy" / "validate.sh"
 OVERLAYS = REPO / "deploy" / "k8s" / "overlays"
+OVERLAY_NAMES = ("dev", "prod", "prod-cluster")
 
 if shutil.which("kubectl") is None:
     if os.environ.get("CI", "").lower() not in ("", "0", "false"):
@@ -72,7 +73,7 @@ def _api_container(docs: list[dict]) -> dict:
 def test_every_overlay_validates_strictly():
     result = _validate()
     assert result.returncode == 0, result.stdout + result.stderr
-    for overlay in ("dev", "prod"):
+    for overlay in OVERLAY_NAMES:
         assert f"overlays/{overlay} (Kubernetes" in result.stdout
     assert "passed for resource deployment/killmath" in result.stdout
 
@@ -108,7 +109,7 @@ def test_validation_fails_loudly_without_kubernetes_validate(tmp_path):
     assert "not found" in result.stderr
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
 def test_pod_is_probed_and_locked_down(overlay):
     docs = _render(overlay)
     pod = _one(docs, "Deployment", "killmath")["spec"]["template"]
@@ -128,7 +129,7 @@ def test_pod_is_probed_and_locked_down(overlay):
     assert annotations["prometheus.io/port"] == str(container["ports"][0]["containerPort"])
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
 def test_selectors_match_the_pods(overlay):
     docs = _render(overlay)
     pod_labels = _one(docs, "Deployment", "killmath")["spec"]["template"]["metadata"]["labels"]
@@ -145,7 +146,7 @@ def test_selectors_match_the_pods(overlay):
     assert [m["resource"]["name"] for m in hpa["metrics"]] == ["cpu"]
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
 def test_network_policy_allows_only_http_in_and_redis_and_dns_out(overlay):
     docs = _render(overlay)
     policy = _one(docs, "NetworkPolicy", "killmath")["spec"]
@@ -160,7 +161,7 @@ def test_network_policy_allows_only_http_in_and_redis_and_dns_out(overlay):
     assert dns["to"][0]["podSelector"]["matchLabels"] == {"k8s-app": "kube-dns"}
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
 def test_configmap_holds_real_settings(overlay):
     docs = _render(overlay)
     (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
@@ -186,8 +187,9 @@ def test_dev_runs_one_replica_with_in_cluster_redis():
     assert config["data"]["KILLMATH_REDIS_URL"] == f"redis://killmath-redis:{port}/0"
 
 
-def test_prod_runs_three_replicas_with_redis_url_from_a_secret():
-    docs = _render("prod")
+@pytest.mark.parametrize("overlay", ["prod", "prod-cluster"])
+def test_prod_runs_three_replicas_with_redis_url_from_a_secret(overlay):
+    docs = _render(overlay)
     assert _one(docs, "Deployment", "killmath")["spec"]["replicas"] >= 3
     assert _one(docs, "HorizontalPodAutoscaler", "killmath")["spec"]["minReplicas"] >= 3
     (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
@@ -195,3 +197,16 @@ def test_prod_runs_three_replicas_with_redis_url_from_a_secret():
     env = {e["name"]: e for e in _api_container(docs)["env"]}
     assert "secretKeyRef" in env["KILLMATH_REDIS_URL"]["valueFrom"]
     assert not [d for d in docs if d["kind"] == "Secret"], "secrets are never committed"
+
+
+def test_prod_cluster_is_prod_with_the_url_a_cluster_seed_node():
+    """The Redis Cluster variant differs from prod in one setting, which the service reads as
+    a boolean; prod itself talks to one Redis."""
+
+    def settings(overlay: str) -> dict[str, str]:
+        (config,) = [d for d in _render(overlay) if d["kind"] == "ConfigMap"]
+        return config["data"]
+
+    cluster, single = settings("prod-cluster"), settings("prod")
+    assert cluster == single | {"KILLMATH_REDIS_CLUSTER": "true"}
+    assert Settings(redis_cluster=cluster["KILLMATH_REDIS_CLUSTER"]).redis_cluster is True

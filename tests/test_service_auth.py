@@ -227,7 +227,7 @@ def test_replicas_share_one_bucket_in_redis(redis_url):
     with redis.Redis.from_url(redis_url) as client:
         buckets = sorted(client.keys("killmath:rate:*"))
         assert buckets == sorted(
-            f"killmath:rate:{key_id(KEYS[name])}".encode() for name in ("limit", "spare")
+            f"killmath:rate:{{{key_id(KEYS[name])}}}".encode() for name in ("limit", "spare")
         )
         # a bucket lives until it would be full again (burst / rate = 400 s), then expires
         assert all(0 < client.ttl(bucket) <= 401 for bucket in buckets)
@@ -275,9 +275,9 @@ def test_a_paused_redis_falls_back_and_the_shared_bucket_comes_back():
         finally:
             rp.resume()
         time.sleep(1.0)  # past the cool-down: the next call probes Redis again
-        assert client.keys(f"killmath:rate:{key_id(KEYS['spare'])}") == []
+        assert client.keys(f"killmath:rate:{{{key_id(KEYS['spare'])}}}") == []
         assert status("spare") == 200
-        assert client.exists(f"killmath:rate:{key_id(KEYS['spare'])}") == 1
+        assert client.exists(f"killmath:rate:{{{key_id(KEYS['spare'])}}}") == 1
         client.close()
 
 

@@ -84,7 +84,7 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.roll, dice.trinomial, attack._retained, defence.saves, allocation.allocate,
+MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, allocation.allocate,
          damage.attack_pool, damage.defence_pool, damage.hit_tables,
          allocation.resolve_saves, damage.action]  # fmt: skip
 

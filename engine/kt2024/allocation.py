@@ -35,25 +35,25 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
 def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[np.ndarray, ...]:
     """§7.1 over every (c*, n*, cs, ns): surviving crits c′, surviving normals n′ and the cost.
 
-    The defender picks a crit saves on crits and d pairs of normal saves on crits (both
-    enumerated); the remaining crit saves and normal saves always go on normal hits, which can
-    only lower the cost and the surviving normals. Ties: fewest crits, then fewest normals.
+    The defender cancels t crits, each with a crit save or a pair of normal saves; every save
+    left over goes on normal hits, which can only lower the cost and the surviving normals.
+    For a given t the fewest normal saves go on crits when crit saves go first: max(0, t − cs)
+    pairs, so the normals left are max(0, n* − cs − ns + t + max(0, t − cs)). Only t is
+    enumerated (up to cs + ns // 2). Ties: fewest crits, then fewest normals.
     """
     crits, normals, crit_saves, normal_saves = _grid()
     shape = np.broadcast_shapes(crits.shape, normals.shape, crit_saves.shape, normal_saves.shape)
     width = MAX_HITS + 1
     best = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
     dur = durable_applies(durable, critical_damage)
-    for a in range(MAX_SAVES + 1):
-        b = np.minimum(crit_saves - a, normals)
-        for d in range(MAX_SAVES // 2 + 1):
-            valid = (a <= crit_saves) & (a + d <= crits) & (2 * d <= normal_saves)
-            e = np.minimum(normal_saves - 2 * d, normals - b)
-            c_left = crits - a - d
-            n_left = normals - b - e
-            cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
-            key = (cost * width + c_left) * width + n_left
-            best = np.where(valid & (key < best), key, best)
+    for t in range(min(MAX_HITS, MAX_SAVES + MAX_SAVES // 2) + 1):
+        pairs = np.maximum(0, t - crit_saves)
+        valid = (t <= crits) & (2 * pairs <= normal_saves)
+        c_left = crits - t
+        n_left = np.maximum(0, normals - crit_saves - normal_saves + t + pairs)
+        cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
+        key = (cost * width + c_left) * width + n_left
+        best = np.where(valid & (key < best), key, best)
     n_left = best % width
     c_left = best // width % width
     cost = best // (width * width)

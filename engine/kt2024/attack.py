@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from .dice import roll
+from .dice import roll_counts
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -161,17 +161,23 @@ def attack_dice(d: AttackDice) -> AttackDice:
 
 
 @lru_cache(maxsize=4096)
-def _retained(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> dict[Retained, Fraction]:
+def retained_counts(
+    d: AttackDice, ob: bool, cursed: bool, devastating: int
+) -> tuple[dict[Retained, int], int]:
+    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator; `d` is
+    already reduced by `attack_dice`, so the memo is keyed on the dice fields alone."""
     rolled = auto_retained(d)[2]
-    result: dict[Retained, Fraction] = {}
-    for (cr, nr, fr, k), p in roll(rolled, d.hit, d.lethal, d.reroll, cursed).items():
+    counts, den = roll_counts(rolled, d.hit, d.lethal, d.reroll, cursed)
+    result: dict[Retained, int] = {}
+    for (cr, nr, fr, k), ways in counts.items():
         c, n = retain(d, cr, nr, fr, ob, devastating)
-        result[(c, n, k)] = result.get((c, n, k), 0) + p
-    return result
+        result[(c, n, k)] = result.get((c, n, k), 0) + ways
+    return result, den
 
 
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
     """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
-    return _retained(attack_dice(d), obscured, cursed, devastating)
+    counts, den = retained_counts(attack_dice(d), obscured, cursed, devastating)
+    return {key: Fraction(ways, den) for key, ways in counts.items()}

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import precision as pr
 from .allocation import MAX_HITS, MAX_SAVES, durable_applies, resolve_saves
-from .attack import attack_dice, retained
+from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
 from .scenario import AttackDice, Attacker, Defender
@@ -49,10 +49,12 @@ class Pool:
         return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
 
 
-def _pool(dist: dict[tuple[int, ...], Fraction], exact: bool) -> tuple[np.ndarray, Weights]:
-    return np.array(list(dist), dtype=np.int64).reshape(len(dist), -1), pr.weights(
-        list(dist.values()), exact
-    )
+def _pool(
+    counts: tuple[dict[tuple[int, ...], int], int], exact: bool
+) -> tuple[np.ndarray, Weights]:
+    dist, den = counts
+    rows = np.array(list(dist), dtype=np.int64).reshape(len(dist), -1)
+    return rows, pr.counted(list(dist.values()), den, exact)
 
 
 @lru_cache(maxsize=4096)
@@ -61,7 +63,7 @@ def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple
 
     The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
     """
-    rows, w = _pool(retained(d, obscured=ob, cursed=False, devastating=devastating), exact)
+    rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
     c, n = rows[:, 0], rows[:, 1]
     columns = np.stack(
         [(c * (MAX_HITS + 1) + n) * SAVE_CELLS, c * devastating, c * (devastating > 0)]

@@ -1,8 +1,9 @@
 """§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, as lookup tables.
 
 The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile, so it
-is tabulated once per (criticalDamage, normalDamage, durable, justAScratch) over every count
-the limits allow, vectorised over the whole table; a shooting action then only looks it up.
+is tabulated once per (criticalDamage, normalDamage, durable) over every count the limits
+allow, vectorised over the whole table, and Just a Scratch is laid over it once per damage
+profile (`damage.hit_tables` keeps the result); a shooting action then only looks it up.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from .scenario import JustAScratch
 
 MAX_HITS = 20  # attack dice (§12): c + n ≤ 20
 MAX_SAVES = 9  # defence dice (§12): cs + ns ≤ 9
+TABLE_DTYPE = np.int16
+"""Tables hold counts ≤ 20 and damage ≤ 20 · 20 (§12): int16 keeps a table at 88 kB, so the
+memos of every damage profile stay small (`allocate` ≤ 64 tables of three, 17 MB)."""
 
 
 def _grid() -> tuple[np.ndarray, ...]:
@@ -31,7 +35,7 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
     return durable and critical_damage >= 4
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[np.ndarray, ...]:
     """§7.1 over every (c*, n*, cs, ns): surviving crits c′, surviving normals n′ and the cost.
 
@@ -57,10 +61,9 @@ def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[n
     n_left = best % width
     c_left = best // width % width
     cost = best // (width * width)
-    return c_left, n_left, cost
+    return c_left.astype(TABLE_DTYPE), n_left.astype(TABLE_DTYPE), cost.astype(TABLE_DTYPE)
 
 
-@lru_cache(maxsize=256)
 def resolve_saves(
     critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch
 ) -> tuple[np.ndarray, np.ndarray]:

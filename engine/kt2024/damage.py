@@ -92,7 +92,7 @@ class HitTables:
     raw_second: np.ndarray  # damage when a second-group instance is ignored
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def hit_tables(critical_damage: int, normal_damage: int, durable: bool, jas: str) -> HitTables:
     """R2–R6 for every count: instances are ordered by damage, crits first on equal damage."""
     crits, normals = (

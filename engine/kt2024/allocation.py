@@ -18,16 +18,13 @@ MAX_HITS = 20  # attack dice (§12): c + n ≤ 20
 MAX_SAVES = 9  # defence dice (§12): cs + ns ≤ 9
 TABLE_DTYPE = np.int16
 """Tables hold counts ≤ 20 and damage ≤ 20 · 20 (§12): int16 keeps a table at 88 kB, so the
-memos of every damage profile stay small (`allocate` ≤ 64 tables of three, 17 MB)."""
+memos of every damage profile stay small (`allocate` ≤ 256 tables of three, 68 MB at most)."""
 
 
-def _grid() -> tuple[np.ndarray, ...]:
-    return np.ix_(
-        np.arange(MAX_HITS + 1),
-        np.arange(MAX_HITS + 1),
-        np.arange(MAX_SAVES + 1),
-        np.arange(MAX_SAVES + 1),
-    )
+def _grid(saves: int) -> tuple[np.ndarray, ...]:
+    """(c*, n*, cs, ns) for every hit count and every save count up to `saves` dice."""
+    hits, kept = np.arange(MAX_HITS + 1), np.arange(saves + 1)
+    return np.ix_(hits, hits, kept, kept)
 
 
 def durable_applies(durable: bool, critical_damage: int) -> bool:
@@ -35,9 +32,13 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
     return durable and critical_damage >= 4
 
 
-@lru_cache(maxsize=64)
-def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[np.ndarray, ...]:
-    """§7.1 over every (c*, n*, cs, ns): surviving crits c′, surviving normals n′ and the cost.
+@lru_cache(maxsize=256)
+def allocate(
+    critical_damage: int, normal_damage: int, durable: bool, saves: int
+) -> tuple[np.ndarray, ...]:
+    """§7.1 over every (c*, n*, cs, ns), cs, ns ≤ `saves`: surviving crits c′, surviving
+    normals n′ and the cost. Tables are as large as the defence dice collected (three, mostly):
+    a table for nine dice costs 6 times the cells and 3 times the passes.
 
     The defender cancels t crits, each with a crit save or a pair of normal saves; every save
     left over goes on normal hits, which can only lower the cost and the surviving normals.
@@ -45,12 +46,12 @@ def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[n
     pairs, so the normals left are max(0, n* − cs − ns + t + max(0, t − cs)). Only t is
     enumerated (up to cs + ns // 2). Ties: fewest crits, then fewest normals.
     """
-    crits, normals, crit_saves, normal_saves = _grid()
+    crits, normals, crit_saves, normal_saves = _grid(saves)
     shape = np.broadcast_shapes(crits.shape, normals.shape, crit_saves.shape, normal_saves.shape)
     width = MAX_HITS + 1
     best = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
     dur = durable_applies(durable, critical_damage)
-    for t in range(min(MAX_HITS, MAX_SAVES + MAX_SAVES // 2) + 1):
+    for t in range(min(MAX_HITS, saves + saves // 2) + 1):
         pairs = np.maximum(0, t - crit_saves)
         valid = (t <= crits) & (2 * pairs <= normal_saves)
         c_left = crits - t
@@ -65,15 +66,15 @@ def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[n
 
 
 def resolve_saves(
-    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch
+    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch, saves: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """R2 then R3 over every (c, n, cs, ns): the crit and normal hits that get through.
+    """R2 then R3 over every (c, n, cs, ns), cs, ns ≤ `saves`: the hits that get through.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
-    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable)
-    crits, normals, crit_saves, normal_saves = _grid()
+    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable, saves)
+    crits, normals, crit_saves, normal_saves = _grid(saves)
     shape = c_left.shape
     crits = np.broadcast_to(crits, shape)
     normals = np.broadcast_to(normals, shape)

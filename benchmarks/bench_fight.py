@@ -98,8 +98,8 @@ def run(label: str, fights: list[Fight], quick: bool, repeat: int) -> None:
     for exact in (False, True):
         batch = [replace(f, options=replace(f.options, exact=exact)) for f in fights]
         name = f"{label} {'exact' if exact else 'float'}"
-        attack._retained.cache_clear()
-        dice.roll.cache_clear()
+        attack.retained_counts.cache_clear()
+        dice.roll_counts.cache_clear()
         sequence._opening.cache_clear()
         table._table.cache_clear()
         cold = [timed(f) for f in batch]

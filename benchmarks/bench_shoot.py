@@ -1,11 +1,13 @@
 """Shooting benchmark: a fixed, seeded set of realistic scenarios, both precisions.
 
-Three passes per precision:
-- cold: every memo cleared first (roll tables, attack/defence pools, save tables, actions);
+Four passes per precision:
+- cold, each: every memo cleared before every scenario (a server's first request of a kind);
+- cold: every memo cleared once, before the first scenario (a fresh process's batch);
 - warm: the memoised sub-results that depend only on dice stats kept, the per-action memo
   cleared, so every scenario still combines its pools, saves, relics and FNP from scratch;
 - hot: everything memoised (a repeated identical scenario).
-Run: `python benchmarks/bench_shoot.py [--count 600]`.
+Run: `python benchmarks/bench_shoot.py [--count 600]`; `--fresh` times only the cold batch of
+float scenarios and the process's own start (run it as a new process, as `bench_fresh.py` does).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from engine.kt2024 import (
     damage,
     defence,
     dice,
+    precision,
     shoot,
 )
 from engine.kt2024.scenario import Reroll
@@ -84,24 +87,39 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.roll, dice.trinomial, attack._retained, defence.saves, allocation.allocate,
+MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, allocation.allocate,
          damage.attack_pool, damage.defence_pool, damage.hit_tables,
-         allocation.resolve_saves, damage.action]  # fmt: skip
+         damage.action, precision.powers,
+         precision.binomials]  # fmt: skip
+
+
+def clear() -> None:
+    for memo in MEMOS:
+        memo.cache_clear()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=600)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--fresh", action="store_true", help="only the cold float batch")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     scenarios = [scenario(rng) for _ in range(args.count)]
+    if args.fresh:
+        total = sum(seconds(lambda s=s: shoot(s)) for s in scenarios)
+        print(f"{len(scenarios)} scenarios in a fresh process: {total * 1e3:.1f} ms")
+        return
     print(f"{len(scenarios)} shoot scenarios (seed {args.seed})")
     for exact in (False, True):
         batch = [replace(s, options=replace(s.options, exact=exact)) for s in scenarios]
         name = "exact" if exact else "float"
-        for memo in MEMOS:
-            memo.cache_clear()
+        each = []
+        for s in batch:
+            clear()
+            each.append(seconds(lambda s=s: shoot(s)))
+        print(summary(f"{name} cold, each", each))
+        clear()
         print(summary(f"{name} cold", [seconds(lambda s=s: shoot(s)) for s in batch]))
         damage.action.cache_clear()
         print(summary(f"{name} warm", [seconds(lambda s=s: shoot(s)) for s in batch]))
@@ -113,8 +131,7 @@ def main() -> None:
     )
     for exact in (False, True):
         s = replace(big, options=replace(big.options, exact=exact))
-        for memo in MEMOS:
-            memo.cache_clear()
+        clear()
         cold = seconds(lambda s=s: shoot(s))
         damage.action.cache_clear()
         warm = seconds(lambda s=s: shoot(s))

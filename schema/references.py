@@ -23,11 +23,13 @@ the wrong type, or a profile of another operative are InputErrors naming the fie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
-from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.weapon_rules import for_fighting, for_shooting, format_rules, parse_rules
+
+if TYPE_CHECKING:
+    from schema.catalog import Catalog, Operative, WeaponProfile
 
 OPERATIVE = "operativeId"
 PROFILE = "weaponProfileId"
@@ -171,6 +173,8 @@ def expand(envelope: Any) -> Any:
     ]
     if not referenced:
         return envelope
+    from schema.catalog import catalog  # loaded when a request first names it, not at start-up
+
     cat = catalog(ruleset)
     expanded = dict(envelope)
     for role in referenced:

@@ -2,7 +2,10 @@
 
 An envelope is `{"ruleset": "kt2024", "mode": "shoot", ...body}`; `ruleset` defaults to
 kt2024. Each ruleset's schema module registers its modes when imported; modules are imported
-on first use so a caller only pays for the rulesets it asks for.
+on first use so a caller only pays for the rulesets it asks for. A ruleset whose modes live in
+modules of their own (kt2024: shooting needs no fight kernels, numba or their tables) lists
+them in MODE_MODULES, so a request imports only its own mode: a one-line shooting batch
+starts without compiling the fight machinery.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ RULESET_MODULES: dict[str, str] = {
     "threshold": "schema.threshold",
     "kt2013": "schema.kt2013",
     "kt2018": "schema.kt2018",
+}
+
+# ruleset name -> mode name -> module whose import registers that mode alone
+MODE_MODULES: dict[str, dict[str, str]] = {
+    "kt2024": {"shoot": "schema.kt2024.shoot", "fight": "schema.kt2024.fight"},
 }
 
 
@@ -60,7 +68,19 @@ def modes(ruleset: str) -> dict[str, Mode]:
     if ruleset not in RULESET_MODULES:
         raise InputError("INVALID_INPUT", "ruleset", f"unknown ruleset {ruleset!r}")
     importlib.import_module(RULESET_MODULES[ruleset])
+    for module in MODE_MODULES.get(ruleset, {}).values():
+        importlib.import_module(module)
     return {name: m for (rs, name), m in _MODES.items() if rs == ruleset}
+
+
+def _modes_for(ruleset: str, name: str) -> dict[str, Mode]:
+    """The modes of a ruleset as far as a request for mode `name` needs them: only that
+    mode's module when it has one of its own, else every mode (which names the choices)."""
+    module = MODE_MODULES.get(ruleset, {}).get(name)
+    if module is None:
+        return modes(ruleset)
+    importlib.import_module(module)
+    return {name: _MODES[(ruleset, name)]}
 
 
 def rulesets() -> dict[str, list[str]]:
@@ -85,7 +105,7 @@ def resolve(envelope: Any, mode: str | None = None) -> tuple[Mode, Any]:
         raise InputError("INVALID_INPUT", "mode", "mode is required")
     if not isinstance(named, str) or (mode is not None and named != mode):
         raise InputError("INVALID_INPUT", "mode", f"expected mode {mode!r}")
-    available = modes(ruleset)
+    available = _modes_for(ruleset, named)
     if named not in available:
         raise InputError(
             "INVALID_INPUT", "mode", f"ruleset {ruleset!r} has modes {sorted(available)}"

@@ -4,8 +4,10 @@
 `batch` reads JSON lines of envelopes and writes one JSON line per input line, in order; a
 bad line gets `{"error": {...}, "errors": [...]}` (`schema.errors.error_body`) and the batch
 goes on; the exit status is 0 only if every line succeeded. Other subcommands live in their
-own modules, listed in COMMAND_MODULES: each has
-`add_parser(subparsers)` registering a parser whose `run` default handles it.
+own modules, listed in COMMAND_MODULES with the commands each registers: each has
+`add_parser(subparsers)` registering a parser whose `run` default handles it. Only the module
+of the command being run is imported (every module for help or an unknown command), so
+`killmath batch` never pays for the server or the importers.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from engine.errors import InputError
 from schema import references, registry
 from schema.errors import error_body
 
-COMMAND_MODULES: list[str] = [
-    "service.commands_serve",
-    "service.commands_catalog",
-    "service.commands_graphql",
-]
+# module -> the subcommands its add_parser registers
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "service.commands_serve": ("serve",),
+    "service.commands_catalog": ("rules", "import"),
+    "service.commands_graphql": ("graphql-schema",),
+}
 
 
 def dumps(obj: Any) -> str:
@@ -72,7 +75,8 @@ def _batch(args: argparse.Namespace) -> int:
         return 0 if run_batch(source, sys.stdout) else 1
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `command`, only the module registering that command is imported."""
     parser = argparse.ArgumentParser(prog="killmath", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, what in (("shoot", "one shooting scenario"), ("fight", "one fight")):
@@ -82,13 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("batch", help="evaluate JSON lines of envelopes")
     p.add_argument("file", nargs="?", help="JSON-lines file; stdin if absent")
     p.set_defaults(run=_batch)
-    for module in COMMAND_MODULES:
+    if command in sub.choices:  # a built-in command needs no other module
+        return parser
+    owners = [module for module, names in COMMAND_MODULES.items() if command in names]
+    for module in owners or COMMAND_MODULES:  # help or an unknown command: list every command
         importlib.import_module(module).add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     return int(args.run(args))
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 
-import uvicorn
-
 
 def serve(args: argparse.Namespace) -> int:
+    import uvicorn  # here, not at the top: every other command starts without the server
+
     uvicorn.run(
         "service.app:create_app",
         factory=True,

@@ -68,3 +68,38 @@ def test_batch_exit_status_zero_when_every_line_succeeds() -> None:
     assert done.returncode == 0
     first, second = (json.loads(x) for x in done.stdout.splitlines())
     assert first == second
+
+
+def _modules_after(args: list[str], stdin: str) -> set[str]:
+    """The modules a fresh `killmath` process has imported when it finishes `args`."""
+    script = (
+        "import sys, runpy\n"
+        f"sys.argv = ['killmath', *{args!r}]\n"
+        "try:\n"
+        "    runpy.run_module('service.cli', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('\\n'.join(sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=stdin, capture_output=True, text=True, check=True
+    )
+    return set(done.stderr.split())
+
+
+def test_a_shooting_batch_imports_neither_fight_kernels_nor_server_nor_catalog() -> None:
+    line = json.dumps({"mode": "shoot", "attacker": {"attacks": 4}, "defender": {}})
+    loaded = _modules_after(["batch"], line + "\n")
+    assert "engine.kt2024.shoot" in loaded
+    heavy = {"numba", "engine.kt2024.kernels", "engine.kt2024.fight", "uvicorn", "strawberry"}
+    assert not heavy & loaded
+    assert "schema.catalog" not in loaded
+
+
+def test_a_fight_line_still_finds_its_mode_and_help_lists_every_command() -> None:
+    line = json.dumps({"mode": "fight", "fighterA": {"attacks": 1}, "fighterB": {}})
+    assert "engine.kt2024.fight" in _modules_after(["batch"], line + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "--help"], capture_output=True, text=True, check=True
+    )
+    assert all(name in done.stdout for name in ("serve", "rules", "import", "batch"))

@@ -1,8 +1,9 @@
 """§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, as lookup tables.
 
 The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile, so it
-is tabulated once per (criticalDamage, normalDamage, durable, justAScratch) over every count
-the limits allow, vectorised over the whole table; a shooting action then only looks it up.
+is tabulated once per (criticalDamage, normalDamage, durable) over every count the limits
+allow, vectorised over the whole table, and Just a Scratch is laid over it once per damage
+profile (`damage.hit_tables` keeps the result); a shooting action then only looks it up.
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from .scenario import JustAScratch
 
 MAX_HITS = 20  # attack dice (§12): c + n ≤ 20
 MAX_SAVES = 9  # defence dice (§12): cs + ns ≤ 9
+TABLE_DTYPE = np.int16
+"""Tables hold counts ≤ 20 and damage ≤ 20 · 20 (§12): int16 keeps a table at 88 kB, so the
+memos of every damage profile stay small (`allocate` ≤ 256 tables of three, 68 MB at most)."""
 
 
-def _grid() -> tuple[np.ndarray, ...]:
-    return np.ix_(
-        np.arange(MAX_HITS + 1),
-        np.arange(MAX_HITS + 1),
-        np.arange(MAX_SAVES + 1),
-        np.arange(MAX_SAVES + 1),
-    )
+def _grid(saves: int) -> tuple[np.ndarray, ...]:
+    """(c*, n*, cs, ns) for every hit count and every save count up to `saves` dice."""
+    hits, kept = np.arange(MAX_HITS + 1), np.arange(saves + 1)
+    return np.ix_(hits, hits, kept, kept)
 
 
 def durable_applies(durable: bool, critical_damage: int) -> bool:
@@ -32,45 +33,48 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
 
 
 @lru_cache(maxsize=256)
-def allocate(critical_damage: int, normal_damage: int, durable: bool) -> tuple[np.ndarray, ...]:
-    """§7.1 over every (c*, n*, cs, ns): surviving crits c′, surviving normals n′ and the cost.
+def allocate(
+    critical_damage: int, normal_damage: int, durable: bool, saves: int
+) -> tuple[np.ndarray, ...]:
+    """§7.1 over every (c*, n*, cs, ns), cs, ns ≤ `saves`: surviving crits c′, surviving
+    normals n′ and the cost. Tables are as large as the defence dice collected (three, mostly):
+    a table for nine dice costs 6 times the cells and 3 times the passes.
 
-    The defender picks a crit saves on crits and d pairs of normal saves on crits (both
-    enumerated); the remaining crit saves and normal saves always go on normal hits, which can
-    only lower the cost and the surviving normals. Ties: fewest crits, then fewest normals.
+    The defender cancels t crits, each with a crit save or a pair of normal saves; every save
+    left over goes on normal hits, which can only lower the cost and the surviving normals.
+    For a given t the fewest normal saves go on crits when crit saves go first: max(0, t − cs)
+    pairs, so the normals left are max(0, n* − cs − ns + t + max(0, t − cs)). Only t is
+    enumerated (up to cs + ns // 2). Ties: fewest crits, then fewest normals.
     """
-    crits, normals, crit_saves, normal_saves = _grid()
+    crits, normals, crit_saves, normal_saves = _grid(saves)
     shape = np.broadcast_shapes(crits.shape, normals.shape, crit_saves.shape, normal_saves.shape)
     width = MAX_HITS + 1
     best = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
     dur = durable_applies(durable, critical_damage)
-    for a in range(MAX_SAVES + 1):
-        b = np.minimum(crit_saves - a, normals)
-        for d in range(MAX_SAVES // 2 + 1):
-            valid = (a <= crit_saves) & (a + d <= crits) & (2 * d <= normal_saves)
-            e = np.minimum(normal_saves - 2 * d, normals - b)
-            c_left = crits - a - d
-            n_left = normals - b - e
-            cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
-            key = (cost * width + c_left) * width + n_left
-            best = np.where(valid & (key < best), key, best)
+    for t in range(min(MAX_HITS, saves + saves // 2) + 1):
+        pairs = np.maximum(0, t - crit_saves)
+        valid = (t <= crits) & (2 * pairs <= normal_saves)
+        c_left = crits - t
+        n_left = np.maximum(0, normals - crit_saves - normal_saves + t + pairs)
+        cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
+        key = (cost * width + c_left) * width + n_left
+        best = np.where(valid & (key < best), key, best)
     n_left = best % width
     c_left = best // width % width
     cost = best // (width * width)
-    return c_left, n_left, cost
+    return c_left.astype(TABLE_DTYPE), n_left.astype(TABLE_DTYPE), cost.astype(TABLE_DTYPE)
 
 
-@lru_cache(maxsize=256)
 def resolve_saves(
-    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch
+    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch, saves: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """R2 then R3 over every (c, n, cs, ns): the crit and normal hits that get through.
+    """R2 then R3 over every (c, n, cs, ns), cs, ns ≤ `saves`: the hits that get through.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
-    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable)
-    crits, normals, crit_saves, normal_saves = _grid()
+    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable, saves)
+    crits, normals, crit_saves, normal_saves = _grid(saves)
     shape = c_left.shape
     crits = np.broadcast_to(crits, shape)
     normals = np.broadcast_to(normals, shape)

@@ -1,6 +1,7 @@
 """§5 attack-dice pipeline: which attack dice are retained, as crits or normals.
 
-The steps A4–A12 run in the order of the spec on counts. A normal success is ROLLED (`nr`) or
+The steps A4–A12 run in the order of the spec on counts, each as one array pass over every
+outcome of the roll (a condition of the spec is a mask). A normal success is ROLLED (`nr`) or
 LOCKED (`nl`): retain-worded promotions (Rending, NormsToCrits, Mystic Scry) only take ROLLED
 normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
 """
@@ -11,7 +12,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from .dice import roll
+import numpy as np
+
+from .dice import roll_counts
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -20,88 +23,104 @@ Retained = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Pool:
-    """Counts between steps: crits, ROLLED normals, LOCKED normals, fails, Severe triggered."""
+    """Counts between steps, one entry per rolled outcome (numpy arrays): crits, ROLLED
+    normals, LOCKED normals, fails, Severe triggered. Every step is one array pass over all
+    outcomes: a condition of the spec is a mask, and `where` takes the step where it holds."""
 
-    c: int
-    nr: int
-    nl: int
-    f: int
-    severe: bool = False
+    c: np.ndarray
+    nr: np.ndarray
+    nl: np.ndarray
+    f: np.ndarray
+    severe: np.ndarray
+
+    def where(self, mask: np.ndarray, other: Pool) -> Pool:
+        """`other` for the outcomes where `mask` holds, this pool elsewhere."""
+        return Pool(
+            *(
+                np.where(mask, getattr(other, k), getattr(self, k))
+                for k in Pool.__dataclass_fields__
+            )
+        )
 
     def fail_to_normal(self) -> Pool:
         return replace(self, f=self.f - 1, nl=self.nl + 1)
+
+    def fail_to_crit(self) -> Pool:
+        return replace(self, f=self.f - 1, c=self.c + 1)
 
     def rolled_to_crit(self) -> Pool:
         return replace(self, nr=self.nr - 1, c=self.c + 1)
 
     def any_normal_to_crit(self) -> Pool:
         """Change-worded promotion: a LOCKED normal if there is one, else a ROLLED one."""
-        if self.nl:
-            return replace(self, nl=self.nl - 1, c=self.c + 1)
-        return self.rolled_to_crit()
+        locked = replace(self, nl=self.nl - 1, c=self.c + 1)
+        return self.rolled_to_crit().where(self.nl >= 1, locked)
 
 
 def punishing(d: AttackDice, p: Pool, ob: bool) -> Pool:
     """A4: a crit lets one fail be retained as a normal (LOCKED); not while obscured."""
-    return p.fail_to_normal() if d.punishing and not ob and p.c >= 1 and p.f >= 1 else p
+    if not d.punishing or ob:
+        return p
+    return p.where((p.c >= 1) & (p.f >= 1), p.fail_to_normal())
 
 
 def purity_seal(d: AttackDice, p: Pool) -> Pool:
     """A5: two fails become one LOCKED normal (one discarded, the other retained)."""
-    return replace(p, f=p.f - 2, nl=p.nl + 1) if d.purity_seal and p.f >= 2 else p
+    if not d.purity_seal:
+        return p
+    return p.where(p.f >= 2, replace(p, f=p.f - 2, nl=p.nl + 1))
 
 
 def close_assault(d: AttackDice, p: Pool) -> Pool:
     """A6: with ≥2 successes, one fail is retained as a normal."""
-    if d.close_assault and p.c + p.nr + p.nl >= 2 and p.f >= 1:
-        return p.fail_to_normal()
-    return p
+    if not d.close_assault:
+        return p
+    return p.where((p.c + p.nr + p.nl >= 2) & (p.f >= 1), p.fail_to_normal())
 
 
 def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
     """A7: up to x fails retained as LOCKED normals."""
-    m = min(d.fails_to_norms, p.f)
+    m = np.minimum(d.fails_to_norms, p.f)
     return replace(p, f=p.f - m, nl=p.nl + m)
 
 
 def severe(d: AttackDice, p: Pool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
-    if d.severe and p.c == 0 and p.nr + p.nl >= 1:
-        return replace(p.any_normal_to_crit(), severe=True)
-    return p
+    if not d.severe:
+        return p
+    promoted = replace(p.any_normal_to_crit(), severe=np.ones_like(p.severe))
+    return p.where((p.c == 0) & (p.nr + p.nl >= 1), promoted)
 
 
 def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
     """A9: up to x ROLLED normals retained as crits."""
-    m = min(d.norms_to_crits, p.nr)
+    m = np.minimum(d.norms_to_crits, p.nr)
     return replace(p, nr=p.nr - m, c=p.c + m)
 
 
 def rending(d: AttackDice, p: Pool, ob: bool) -> Pool:
     """A10: a crit promotes one ROLLED normal; not while obscured or after Severe."""
-    if d.rending and not ob and not p.severe and p.c >= 1 and p.nr >= 1:
-        return p.rolled_to_crit()
-    return p
+    if not d.rending or ob:
+        return p
+    return p.where(~p.severe & (p.c >= 1) & (p.nr >= 1), p.rolled_to_crit())
 
 
 def elite(d: AttackDice, p: Pool) -> Pool:
     """A11: Kasrkin elite — a fail → normal (moderate) or crit (extreme); else a normal → crit."""
     if not (d.elite_moderate or d.elite_extreme):
         return p
-    if p.f >= 1:
-        if d.elite_moderate:
-            return p.fail_to_normal()
-        return replace(p, f=p.f - 1, c=p.c + 1)
-    return p.any_normal_to_crit() if p.nr + p.nl >= 1 else p
+    on_fail = p.fail_to_normal() if d.elite_moderate else p.fail_to_crit()
+    on_normal = p.where(p.nr + p.nl >= 1, p.any_normal_to_crit())
+    return on_normal.where(p.f >= 1, on_fail)
 
 
-def obscured(p: Pool, ob: bool) -> tuple[int, int]:
+def obscured(p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
     """A12: under Obscured every crit is retained as a normal and one success is discarded."""
     n = p.nr + p.nl
-    return (0, max(0, n + p.c - 1)) if ob else (p.c, n)
+    return (np.zeros_like(p.c), np.maximum(0, n + p.c - 1)) if ob else (p.c, n)
 
 
-def finish(d: AttackDice, p: Pool, ob: bool) -> tuple[int, int]:
+def finish(d: AttackDice, p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
     """A10–A12, the steps after Mystic Scry."""
     return obscured(elite(d, rending(d, p, ob)), ob)
 
@@ -113,16 +132,15 @@ def mystic_scry(d: AttackDice, p: Pool, ob: bool, devastating: int) -> Pool:
     """
     if not d.mystic_scry:
         return p
-    x = p.rolled_to_crit() if p.nr >= 1 else None
-    y = p.fail_to_normal() if p.f >= 1 else None
-    if x is None or y is None:
-        return x or y or p
+    x, y = p.rolled_to_crit(), p.fail_to_normal()
 
-    def raw(option: Pool) -> int:
+    def raw(option: Pool) -> np.ndarray:
         c, n = finish(d, option, ob)
         return c * (d.critical_damage + devastating) + n * d.normal_damage
 
-    return y if raw(y) > raw(x) else x
+    can_x, can_y = p.nr >= 1, p.f >= 1
+    take_y = can_y & (~can_x | (raw(y) > raw(x)))
+    return p.where(can_x & ~take_y, x).where(take_y, y)
 
 
 def auto_retained(d: AttackDice) -> tuple[int, int, int]:
@@ -133,11 +151,22 @@ def auto_retained(d: AttackDice) -> tuple[int, int, int]:
 
 
 def retain(
-    d: AttackDice, crits: int, normals: int, fails: int, ob: bool, devastating: int
-) -> tuple[int, int]:
-    """A3–A12 on the rolled counts: the retained (crits, normals) of one attack."""
+    d: AttackDice,
+    crits: np.ndarray,
+    normals: np.ndarray,
+    fails: np.ndarray,
+    ob: bool,
+    devastating: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals)."""
     auto_crits, accurate, _ = auto_retained(d)
-    p = Pool(c=crits + auto_crits, nr=normals, nl=accurate, f=fails)
+    p = Pool(
+        crits + auto_crits,
+        normals,
+        np.full_like(normals, accurate),
+        fails,
+        np.zeros(len(crits), dtype=bool),
+    )
     p = punishing(d, p, ob)
     p = purity_seal(d, p)
     p = close_assault(d, p)
@@ -161,17 +190,25 @@ def attack_dice(d: AttackDice) -> AttackDice:
 
 
 @lru_cache(maxsize=4096)
-def _retained(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> dict[Retained, Fraction]:
+def retained_counts(
+    d: AttackDice, ob: bool, cursed: bool, devastating: int
+) -> tuple[dict[Retained, int], int]:
+    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator; `d` is
+    already reduced by `attack_dice`, so the memo is keyed on the dice fields alone."""
     rolled = auto_retained(d)[2]
-    result: dict[Retained, Fraction] = {}
-    for (cr, nr, fr, k), p in roll(rolled, d.hit, d.lethal, d.reroll, cursed).items():
-        c, n = retain(d, cr, nr, fr, ob, devastating)
-        result[(c, n, k)] = result.get((c, n, k), 0) + p
-    return result
+    counts, den = roll_counts(rolled, d.hit, d.lethal, d.reroll, cursed)
+    cr, nr, fr, k = np.array(list(counts), dtype=np.int64).reshape(-1, 4).T
+    c, n = retain(d, cr, nr, fr, ob, devastating)
+    result: dict[Retained, int] = {}
+    keys = zip(c.tolist(), n.tolist(), k.tolist(), strict=True)
+    for key, ways in zip(keys, counts.values(), strict=True):
+        result[key] = result.get(key, 0) + ways
+    return result, den
 
 
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
     """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
-    return _retained(attack_dice(d), obscured, cursed, devastating)
+    counts, den = retained_counts(attack_dice(d), obscured, cursed, devastating)
+    return {key: Fraction(ways, den) for key, ways in counts.items()}

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import precision as pr
 from .allocation import MAX_HITS, MAX_SAVES, durable_applies, resolve_saves
-from .attack import attack_dice, retained
+from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
 from .scenario import AttackDice, Attacker, Defender
@@ -49,10 +49,12 @@ class Pool:
         return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
 
 
-def _pool(dist: dict[tuple[int, ...], Fraction], exact: bool) -> tuple[np.ndarray, Weights]:
-    return np.array(list(dist), dtype=np.int64).reshape(len(dist), -1), pr.weights(
-        list(dist.values()), exact
-    )
+def _pool(
+    counts: tuple[dict[tuple[int, ...], int], int], exact: bool
+) -> tuple[np.ndarray, Weights]:
+    dist, den = counts
+    rows = np.array(list(dist), dtype=np.int64).reshape(len(dist), -1)
+    return rows, pr.counted(list(dist.values()), den, exact)
 
 
 @lru_cache(maxsize=4096)
@@ -61,7 +63,7 @@ def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple
 
     The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
     """
-    rows, w = _pool(retained(d, obscured=ob, cursed=False, devastating=devastating), exact)
+    rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
     c, n = rows[:, 0], rows[:, 1]
     columns = np.stack(
         [(c * (MAX_HITS + 1) + n) * SAVE_CELLS, c * devastating, c * (devastating > 0)]
@@ -90,12 +92,21 @@ class HitTables:
     raw_second: np.ndarray  # damage when a second-group instance is ignored
 
 
-@lru_cache(maxsize=256)
-def hit_tables(critical_damage: int, normal_damage: int, durable: bool, jas: str) -> HitTables:
-    """R2–R6 for every count: instances are ordered by damage, crits first on equal damage."""
-    crits, normals = (
-        t.ravel() for t in resolve_saves(critical_damage, normal_damage, durable, jas)
-    )
+def _flat(table: np.ndarray) -> np.ndarray:
+    """A table over (c, n, cs, ns ≤ saves) laid out flat over every save count (§12), so the
+    cells of the pools index it whatever the number of defence dice."""
+    full = np.zeros((MAX_HITS + 1, MAX_HITS + 1, MAX_SAVES + 1, MAX_SAVES + 1), table.dtype)
+    full[:, :, : table.shape[2], : table.shape[3]] = table
+    return full.ravel()
+
+
+@lru_cache(maxsize=128)
+def hit_tables(
+    critical_damage: int, normal_damage: int, durable: bool, jas: str, saves: int
+) -> HitTables:
+    """R2–R6 for every count (saves up to `saves` defence dice): instances are ordered by
+    damage, crits first on equal damage."""
+    crits, normals = resolve_saves(critical_damage, normal_damage, durable, jas, saves)
     dur = durable_applies(durable, critical_damage)
 
     def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -109,8 +120,9 @@ def hit_tables(critical_damage: int, normal_damage: int, durable: bool, jas: str
     else:
         first, second = normal_instances, crit_instances
         raw_first, raw_second = raw(crits, normals - 1), raw(crits - 1, normals)
+    first, second, raw_first, raw_second = map(_flat, (first, second, raw_first, raw_second))
     return HitTables(
-        np.stack([raw(crits, normals), first + second]), first, second, raw_first, raw_second
+        np.stack([_flat(raw(crits, normals)), first + second]), first, second, raw_first, raw_second
     )
 
 
@@ -170,7 +182,8 @@ def pairs(a: Attacker, d: Defender, exact: bool) -> tuple[np.ndarray, Outcomes]:
 
 def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
-    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch)
+    saves = max(collected(a, d, 0), collected(a, d, 1))  # cs + ns ≤ the dice collected
+    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch, saves)
     cell, base = pairs(a, d, exact)
     hit_raw, hit_instances = tables.raw_instances[:, cell]
     saved = Outcomes(base.raw + hit_raw, base.instances + hit_instances, base.weights)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import lru_cache
 
-from .dice import roll
+from .dice import roll_counts
 from .scenario import Attacker, Defender
 
 Saves = tuple[int, int, int]
@@ -34,8 +33,9 @@ def collected(a: Attacker, d: Defender, crits: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> dict[Saves, Fraction]:
-    """D3–D8: exact distribution of (cs, ns, K) from `dice` collected defence dice.
+def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> tuple[dict[Saves, int], int]:
+    """D3–D8: exact distribution of (cs, ns, K) from `dice` collected defence dice, as face
+    sequences over one denominator.
 
     Cover saves are part of the collected dice and LOCKED; the Indomitus save and FailsToNorms
     saves are LOCKED too, so NormsToCrits only promotes ROLLED normal saves.
@@ -43,8 +43,8 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> dict[Saves, F
     cover_crits = 0 if saturate else min(d.cover_crit_saves, dice)
     cover = 0 if saturate else min(d.cover_saves, dice - cover_crits)
     success, critical = save_thresholds(d)
-    rolled = roll(dice - cover_crits - cover, success, critical, d.reroll, cursed)
-    result: dict[Saves, Fraction] = {}
+    rolled, den = roll_counts(dice - cover_crits - cover, success, critical, d.reroll, cursed)
+    result: dict[Saves, int] = {}
     for (cr, nr, f, k), p in rolled.items():
         locked = cover
         if d.indomitus and f >= 2:  # D5a: a cursed die counts as a fail here
@@ -53,4 +53,4 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> dict[Saves, F
         promoted = min(d.norms_to_crits, nr)  # D7
         key = (cr + cover_crits + promoted, nr - promoted + locked, k)
         result[key] = result.get(key, 0) + p
-    return result
+    return result, den

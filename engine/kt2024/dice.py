@@ -1,8 +1,11 @@
 """§3 die classification and §4 rolling: first roll, Curse of Rot and every re-roll mode.
 
-Outcomes depend only on counts, so a pool is enumerated once as face multisets (at most
-C(25,5) = 53130 for 20 dice, weighted by multinomial coefficients) and re-rolled dice are
-folded in by class counts. The result is memoised on exactly the fields it depends on:
+Outcomes depend only on how many dice fall in each class, so the first roll is a multinomial
+over classes (crit, normal, cursed, eligible fail), never an enumeration of faces. The one
+face-level fact a re-roll mode can need is a statistic of how the eligible fails split over
+their faces: how many show 1 (re-roll ones) or how many show the most common failed face
+(Ceaseless). Both are counted in closed form per number of fails. Re-rolled dice are folded
+in by class counts. The result is memoised on exactly the fields it depends on:
 (dice, success, critical, reroll, cursed).
 """
 
@@ -12,8 +15,6 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from math import comb, factorial
 
-import numpy as np
-
 from .scenario import Reroll
 
 FACES = 6
@@ -22,127 +23,145 @@ CURSED_FACE = 3
 Outcome = tuple[int, int, int, int]
 """(crits, normals, fails, cursed) after re-rolls; cursed dice are also counted as fails."""
 
-
-@cache
-def face_multisets(dice: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every multiset of `dice` faces as counts per face (rows), with its multinomial weight.
-
-    Weights are exact int64 (they sum to 6**dice ≤ 6**20 < 2**63).
-    """
-    rows = [(dice,)]
-    for _ in range(FACES - 1):
-        rows = [(*row[:-1], row[-1] - k, k) for row in rows for k in range(row[-1] + 1)]
-    counts = np.array(rows, dtype=np.int64).reshape(-1, FACES)
-    fact = np.array([factorial(k) for k in range(dice + 1)], dtype=np.int64)
-    weights = np.full(len(counts), factorial(dice), dtype=np.int64)
-    for face in range(FACES):
-        weights //= fact[counts[:, face]]
-    return counts, weights
+ONES_MODES = frozenset({"REROLL_ONES", "ONES_AND_BALANCED"})
+CEASELESS_MODES = frozenset({"CEASELESS", "CEASELESS_AND_BALANCED"})
 
 
-def face_classes(success: int, critical: int) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks over faces 1..6: CRIT (face ≥ critical) and NORMAL (success ≤ face < critical).
+def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
+    """How many faces are CRIT, NORMAL, cursed and eligible FAIL (§3, §4.2).
 
+    With Curse of Rot every 3 of the first roll is a cursed fail, whatever it would have been.
     Callers clamp `critical` to ≥ `success` first (§3: only successes can be critical).
     """
-    faces = np.arange(1, FACES + 1)
-    return faces >= critical, (faces >= success) & (faces < critical)
+    faces = [f for f in range(1, FACES + 1) if not (cursed and f == CURSED_FACE)]
+    crit = sum(f >= critical for f in faces)
+    normal = sum(success <= f < critical for f in faces)
+    return crit, normal, FACES - len(faces), len(faces) - crit - normal
 
 
-def rerolled_count(
-    reroll: Reroll, fail_counts: np.ndarray, normals: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """How many dice each re-roll mode re-rolls (§4.3), and how many of them were normals.
+def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int, normals: int) -> int:
+    """How many dice each re-roll mode re-rolls (§4.3).
 
-    `fail_counts` holds, per multiset, the number of *eligible* failed dice per face (cursed
-    dice excluded); only CRIT_FISH re-rolls normals.
+    `eligible` failed dice may be re-rolled (cursed dice never are), `ones` of them show a 1,
+    `most` show the most common failed face; only CRIT_FISH re-rolls the `normals` too.
     """
-    eligible = fail_counts.sum(axis=1)
-    zero = np.zeros_like(eligible)
     if reroll == "NONE":
-        return zero, zero
+        return 0
     if reroll == "BALANCED":
-        return np.minimum(eligible, 1), zero
+        return min(eligible, 1)
     if reroll == "DOUBLE_BALANCED":
-        return np.minimum(eligible, 2), zero
+        return min(eligible, 2)
     if reroll == "RELENTLESS":
-        return eligible, zero
+        return eligible
     if reroll == "CRIT_FISH":
-        return eligible + normals, normals
-    ones = fail_counts[:, 0]
-    # Ceaseless: the face with most eligible fails (argmax picks the lowest face on ties).
-    ceaseless = fail_counts.max(axis=1)
+        return eligible + normals
     if reroll == "REROLL_ONES":
-        return ones, zero
+        return ones
     if reroll == "CEASELESS":
-        return ceaseless, zero
+        return most
     if reroll == "ONES_AND_BALANCED":
-        return ones + (eligible > ones), zero
+        return ones + (eligible > ones)
     if reroll == "CEASELESS_AND_BALANCED":
-        return ceaseless + (eligible > ceaseless), zero
+        return most + (eligible > most)
     raise ValueError(f"unknown re-roll mode {reroll!r}")
 
 
-@lru_cache(maxsize=256)
-def trinomial(dice: int, success: int, critical: int) -> dict[tuple[int, int, int], int]:
-    """Fresh dice by class: (crits, normals, fails) -> number of face sequences (of 6**dice)."""
-    pc, pn, pf = FACES + 1 - critical, critical - success, success - 1
-    return {
-        (c, n, dice - c - n): comb(dice, c)
-        * comb(dice - c, n)
-        * pc**c
-        * pn**n
-        * pf ** (dice - c - n)
-        for c in range(dice + 1)
-        for n in range(dice - c + 1)
-        if pc**c * pn**n * pf ** (dice - c - n)
-    }
+@cache
+def _at_most(faces: int, dice: int, bound: int) -> int:
+    """Face sequences of `dice` dice over `faces` faces with no face shown more than `bound`."""
+    if faces == 0:
+        return int(dice == 0)
+    return sum(
+        comb(dice, j) * _at_most(faces - 1, dice - j, bound) for j in range(min(bound, dice) + 1)
+    )
+
+
+def fail_splits(reroll: Reroll, faces: int, fails: int) -> list[tuple[int, int, int]]:
+    """How `fails` eligible failed dice over `faces` fail faces split, as the mode sees them:
+    (ones, most, face sequences), `ones` and `most` left 0 where the mode ignores them."""
+    if reroll in ONES_MODES and faces:
+        return [(o, 0, comb(fails, o) * (faces - 1) ** (fails - o)) for o in range(fails + 1)]
+    if reroll in CEASELESS_MODES and fails:
+        ways = [_at_most(faces, fails, m) for m in range(fails + 1)]
+        return [(0, m, ways[m] - ways[m - 1]) for m in range(1, fails + 1) if ways[m] > ways[m - 1]]
+    return [(0, 0, faces**fails)]
+
+
+def first_roll(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> dict[tuple[int, int, int, int, int], int]:
+    """The first roll as the re-roll mode sees it: (crits, normals kept, fails kept, cursed,
+    dice re-rolled) -> number of face sequences (of 6**dice)."""
+    pc, pn, pk, pf = face_classes(success, critical, cursed)
+    fact = [factorial(i) for i in range(dice + 1)]
+    groups: dict[tuple[int, int, int, int, int], int] = {}
+    for c in range(dice + 1 if pc else 1):
+        for n in range(dice - c + 1 if pn else 1):
+            for k in range(dice - c - n + 1 if pk else 1):
+                f = dice - c - n - k
+                if f and not pf:
+                    continue
+                ways = fact[dice] // (fact[c] * fact[n] * fact[k] * fact[f]) * pc**c * pn**n
+                ways *= pk**k
+                for ones, most, split in fail_splits(reroll, pf, f):
+                    m = rerolled_count(reroll, f, ones, most, n)
+                    normals = n - max(0, m - f)  # only CRIT_FISH re-rolls normals
+                    key = (c, normals, f + k - min(m, f), k, m)
+                    groups[key] = groups.get(key, 0) + ways * split
+    return groups
+
+
+def _packed(groups: dict[tuple[int, int, int, int, int], int], dice: int, width: int) -> list[int]:
+    """The kept dice of the first roll as one integer per number re-rolled (index m): the
+    ways of (c, n, k) sit in slot (c·(dice+1) + n)·(K+1) + k, `width` bytes each."""
+    cursed = 1 + max((k for _, _, _, k, _ in groups), default=0)
+    slots = [bytearray((dice + 1) ** 2 * cursed * width) for _ in range(dice + 1)]
+    for (c, n, _, k, m), w in groups.items():
+        at = ((c * (dice + 1) + n) * cursed + k) * width
+        slots[m][at : at + width] = (w * FACES ** (dice - m)).to_bytes(width, "little")
+    return [int.from_bytes(b, "little") for b in slots]
 
 
 @lru_cache(maxsize=4096)
+def roll_counts(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> tuple[dict[Outcome, int], int]:
+    """Exact distribution of (Cr, Nr, Fr, K) for `dice` rolled dice (§4), as face sequences
+    over one denominator (6**(2·dice): every die may be rolled twice).
+
+    With Curse of Rot each first-roll 3 is a cursed FAIL that is never re-rolled; the re-roll
+    mode picks how many dice are re-rolled; re-rolled dice are classified normally (a re-rolled
+    3 is not cursed). The kept dice of each number of re-rolls m meet m fresh dice, U**m for
+    U = pc·x + pn·y + pf one die: the sum over m is a polynomial in U, evaluated by Horner's
+    rule on the slots of one big integer per m (a shift-and-add per die, no product of tables).
+    """
+    critical = max(critical, success)
+    groups = first_roll(dice, success, critical, reroll, cursed)
+    denominator = FACES ** (2 * dice)
+    width = denominator.bit_length() // 8 + 1
+    top_k = max((k for _, _, _, k, _ in groups), default=0)
+    packed = _packed(groups, dice, width)
+    n_step = (top_k + 1) * width * 8
+    c_step = (dice + 1) * n_step
+    pc, pn, pf = FACES + 1 - critical, critical - success, success - 1
+    total = packed[dice]
+    for m in range(dice - 1, -1, -1):
+        total = ((total << c_step) * pc + (total << n_step) * pn + total * pf) + packed[m]
+    raw = total.to_bytes((dice + 1) ** 2 * (top_k + 1) * width, "little")
+    result: dict[Outcome, int] = {}
+    for c in range(dice + 1):
+        for n in range(dice + 1 - c):
+            for k in range(top_k + 1):
+                at = ((c * (dice + 1) + n) * (top_k + 1) + k) * width
+                ways = int.from_bytes(raw[at : at + width], "little")
+                if ways:
+                    result[(c, n, dice - c - n, k)] = ways
+    return result, denominator
+
+
 def roll(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> dict[Outcome, Fraction]:
-    """Exact distribution of (Cr, Nr, Fr, K) for `dice` rolled dice (§4).
-
-    First roll by face multiset; with Curse of Rot each first-roll 3 is a cursed FAIL that is
-    never re-rolled; the re-roll mode picks how many dice are re-rolled; re-rolled dice are
-    classified normally (a re-rolled 3 is not cursed).
-    """
-    critical = max(critical, success)
-    counts, weights = face_multisets(dice)
-    is_crit, is_normal = face_classes(success, critical)
-    fail_mask = ~(is_crit | is_normal)
-    cursed_mask = np.zeros(FACES, dtype=bool)
-    if cursed:
-        cursed_mask[CURSED_FACE - 1] = True
-    crits = counts[:, is_crit & ~cursed_mask].sum(axis=1)
-    normals = counts[:, is_normal & ~cursed_mask].sum(axis=1)
-    curse = counts[:, cursed_mask].sum(axis=1)
-    eligible_fails = counts * (fail_mask & ~cursed_mask)
-    fails = eligible_fails.sum(axis=1) + curse
-    rerolled, rerolled_normals = rerolled_count(reroll, eligible_fails, normals)
-    kept_normals = normals - rerolled_normals
-    kept_fails = fails - (rerolled - rerolled_normals)
-    groups: dict[tuple[int, int, int, int, int], int] = {}
-    for key, w in zip(
-        zip(
-            crits.tolist(),
-            kept_normals.tolist(),
-            kept_fails.tolist(),
-            curse.tolist(),
-            rerolled.tolist(),
-            strict=True,
-        ),
-        weights.tolist(),
-        strict=True,
-    ):
-        groups[key] = groups.get(key, 0) + w
-    denominator = FACES ** (2 * dice)
-    result: dict[Outcome, int] = {}
-    for (c0, n0, f0, k, m), w in groups.items():
-        scale = w * FACES ** (dice - m)
-        for (c1, n1, f1), ways in trinomial(m, success, critical).items():
-            key = (c0 + c1, n0 + n1, f0 + f1, k)
-            result[key] = result.get(key, 0) + scale * ways
-    return {key: Fraction(w, denominator) for key, w in result.items()}
+    """`roll_counts` as probabilities (memoised there)."""
+    counts, denominator = roll_counts(dice, success, critical, reroll, cursed)
+    return {key: Fraction(w, denominator) for key, w in counts.items()}

@@ -44,14 +44,15 @@ def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
     return np.zeros(size)
 
 
-def weights(probs: Sequence[Fraction], exact: bool) -> Weights:
-    """Fractions as numerators over their least common denominator (or as floats)."""
+def counted(ways: Sequence[int], den: int, exact: bool) -> Weights:
+    """Counts of equally likely face sequences over `den`, reduced by their common factor (or
+    as floats: `int / int` rounds correctly, exactly as `float(Fraction)` does)."""
     if not exact:
-        return Weights(np.array([float(p) for p in probs], dtype=float), 1)
-    den = lcm(*(p.denominator for p in probs)) if probs else 1
-    num = np.empty(len(probs), dtype=object)
-    num[:] = [p.numerator * (den // p.denominator) for p in probs]
-    return Weights(num, den)
+        return Weights(np.array([w / den for w in ways], dtype=float), 1)
+    common = gcd(den, *ways)
+    num = np.empty(len(ways), dtype=object)
+    num[:] = [w // common for w in ways]
+    return Weights(num, den // common)
 
 
 def common(parts: Iterable[Weights]) -> int:

@@ -1,5 +1,5 @@
-"""kt2024 requests: importing this package registers its modes."""
+"""kt2024 requests, one module per mode (`shoot`, `fight`): importing one registers it.
 
-from . import fight, shoot
-
-__all__ = ["fight", "shoot"]
+The package imports neither, so a shooting request never pays for the fight kernels;
+`schema.registry.MODE_MODULES` names the module of each mode.
+"""

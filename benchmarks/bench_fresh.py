@@ -1,0 +1,78 @@
+"""Fresh-process benchmark: what a user waits for from a new `killmath` process.
+
+- start-up: `killmath batch` of one shooting line, `killmath rules`, `killmath import` of a
+  small ktdash file, and `python -c "import service.app"` (what `serve` imports before it
+  listens), each as a whole new process;
+- the 600 scenarios of `bench_shoot.py` computed cold in one new process (its own timing,
+  after imports), and the same process's wall time including the interpreter's start.
+Run: `python benchmarks/bench_fresh.py [--root CHECKOUT] [--repeats 5]`; `--root` times another
+checkout (e.g. the previous commit in a `git worktree`) with the same interpreter, so before
+and after run back to back on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from timing import seconds
+
+LINE = {
+    "mode": "shoot",
+    "attacker": {"attacks": 4, "hit": 3, "normalDamage": 3, "criticalDamage": 4},
+    "defender": {"defenceDice": 3, "save": 4, "wounds": 8},
+}
+KTDASH = [{"factionid": "X", "killteamid": "Y", "killteamname": "Team", "opteams": []}]
+
+
+def run(root: Path, args: list[str], stdin: str = "") -> float:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return seconds(
+        lambda: subprocess.run(
+            [sys.executable, *args], input=stdin, text=True, cwd=root, env=env,
+            capture_output=True, check=False,
+        )
+    )  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    root = args.root.resolve()
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(KTDASH, f)
+    cases = {
+        "batch (one shoot line)": (["-m", "service.cli", "batch"], json.dumps(LINE) + "\n"),
+        "shoot": (["-m", "service.cli", "shoot", json.dumps(LINE)], ""),
+        "rules": (["-m", "service.cli", "rules", "Lethal 5+, Piercing 1"], ""),
+        "import": (["-m", "service.cli", "import", f.name], ""),
+        "serve's imports (service.app)": (["-c", "import service.app"], ""),
+        "600 scenarios, whole process": (["benchmarks/bench_shoot.py", "--fresh"], ""),
+    }
+    print(f"{root} (median of {args.repeats} new processes)")
+    for label, (argv, stdin) in cases.items():
+        times = [run(root, argv, stdin) for _ in range(args.repeats)]
+        print(f"  {label:<32} median {statistics.median(times) * 1e3:8.1f} ms   "
+              f"min {min(times) * 1e3:8.1f} ms")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    inner = [
+        subprocess.run(
+            [sys.executable, "benchmarks/bench_shoot.py", "--fresh"], cwd=root, env=env,
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for _ in range(args.repeats)
+    ]  # fmt: skip
+    print(f"  compute only: {' | '.join(line.split(': ')[1] for line in inner)}")
+    os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    main()

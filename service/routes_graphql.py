@@ -21,57 +21,73 @@ from strawberry.asgi import GraphQL
 from engine.errors import InputError
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
+from service import auth, costs, metrics
 from service import grid as grids
-from service import metrics
-from service.compute import BudgetExceeded, Computer, Result, encode
-from service.http import refusal
+from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
+from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
+from service.http import RateLimited, refusal
 from service.routes_compute import run_grid
 from service.settings import Settings
 
 
-def graphql_error(error: InputError | BudgetExceeded) -> GraphQLError:
+def graphql_error(error: InputError | BudgetExceeded | RateLimited) -> GraphQLError:
     return GraphQLError(str(error.as_json()["message"]), extensions=error.as_json())
 
 
 class Service:
     """What resolvers may ask of the service; every failure is a GraphQLError."""
 
-    def __init__(self, computer: Computer, settings: Settings) -> None:
+    def __init__(self, computer: Computer, settings: Settings, tally: Tally) -> None:
         self.computer = computer
         self.settings = settings
+        self.tally = tally
 
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            return await self.computer.one(encode(envelope), mode)
-        except (InputError, BudgetExceeded) as exc:
+            job = prepare_raw(encode(envelope), mode)
+            await self.tally.charge(costs.of_mode(job.mode))
+            return await self.computer.answer(job)
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
 
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
         if len(envelopes) > limit:
             raise graphql_error(too_many_matchups(len(envelopes), limit))
+        computer = self.computer
+
+        async def work() -> list[Result | InputError]:
+            prepared = await computer.in_pool(prepare_each, envelopes)
+            await self.tally.charge(costs.of_jobs(prepared))
+            return await computer.answer_many(prepared)
+
         try:
-            answers = await self.computer.many(envelopes)
-        except BudgetExceeded as exc:
+            answers = await computer.within_budget(work())
+        except (BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         return [a if isinstance(a, Result) else a.as_json() for a in answers]
 
     async def grid(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             spec = grids.parse(body, self.settings.max_grid_cells)
-            return await run_grid(self.computer, spec)
-        except (InputError, BudgetExceeded) as exc:
+            await self.tally.charge(costs.of_grid(spec.cells()))
+            answer = await run_grid(self.computer, spec)
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        assert isinstance(answer, dict)
+        return answer
 
 
 class KillmathGraphQL(GraphQL):
     async def get_context(self, request: Any, response: Any) -> dict[str, Any]:
         app = request.app
+        tally = Tally(auth.meter(request.scope))
         return {
             "request": request,
             "response": response,
-            "service": Service(app.state.computer, app.state.settings),
+            "service": Service(app.state.computer, app.state.settings, tally),
+            CONTEXT_KEY: tally,
         }
 
     def encode_json(self, data: object) -> bytes:
@@ -162,6 +178,7 @@ def startup(state: Any) -> None:
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.graphql_introspection,
     )
+    schema.extensions = (*schema.extensions, GraphQLHTTP)
     ide = "graphiql" if settings.graphql_introspection else None
     state.graphql = KillmathGraphQL(schema, graphql_ide=ide)
     state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
@@ -176,7 +193,9 @@ class LazyGraphQL:
         if getattr(state, "graphql", None) is None:
             startup(state)
         replies: Replies = state.graphql_replies
-        if scope["method"] != "POST" or replies.budget == 0:
+        # a metered request runs every time: its reply says the key's budget as it is now
+        metered = auth.meter(scope) is not None
+        if scope["method"] != "POST" or replies.budget == 0 or metered:
             await state.graphql(scope, receive, send)
             return
         body = await _read(receive)

@@ -297,7 +297,8 @@ class AccessControl:
     async def _metered(self, scope: Scope, receive: Receive, send: Send, account: Meter) -> None:
         """Run the app with the request's meter; a response the route did not charge for
         costs `costs.REQUEST` when it starts (nothing if it is a 304), and if the bucket
-        cannot pay that, a 429 goes out instead of it."""
+        cannot pay that — or the request was refused everything it asked for, as a GraphQL
+        document whose every charge failed — a 429 goes out instead of it."""
         scope.setdefault("state", {})[METER] = account
         refused = False
 
@@ -306,13 +307,19 @@ class AccessControl:
             if refused:
                 return  # the app's own response, replaced by the 429
             if message["type"] == "http.response.start":
+                refusal = None
                 if account.allowance is None:
                     try:
                         await account.charge(0 if message["status"] == 304 else costs.REQUEST)
                     except RateLimited as exc:
-                        refused = True
-                        await exc.response()(scope, receive, metered_refusal)
-                        return
+                        refusal = exc
+                elif account.spent == 0 and account.allowance.wait > 0:
+                    # refused all it asked (a GraphQL document): the whole request is a 429
+                    refusal = RateLimited(account.allowance.wait)
+                if refusal is not None and message["status"] != 429:
+                    refused = True
+                    await refusal.response()(scope, receive, metered_refusal)
+                    return
                 message["headers"] = [*message["headers"], *account.headers()]
             await send(message)
 

@@ -45,8 +45,9 @@ ERROR = {
 }
 RESULT = {
     "type": "object",
-    "description": "the output of kt2024.md §10 for the mode, plus canonicalKey and cached",
-    "properties": {"canonicalKey": {"type": "string"}, "cached": {"type": "boolean"}},
+    "description": "the output of kt2024.md §10 for the mode, plus canonicalKey (left out "
+    "with Prefer: return=minimal); Cache-Status says which cache tier answered",
+    "properties": {"canonicalKey": {"type": "string"}},
 }
 
 
@@ -149,7 +150,7 @@ def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
         )
     }
     for path, what in (
-        ("/v1/rulesets", "every ruleset with its modes"),
+        ("/v1/rulesets", "every ruleset with its modes, and the engine revision"),
         ("/healthz", "liveness"),
         ("/readyz", "readiness, with the Redis state"),
     ):

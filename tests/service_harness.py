@@ -110,7 +110,18 @@ class Server:
 
 
 SERVICE_MEMBERS = ("canonicalKey", "cached")
-"""What the service adds to the engine's answer (absent from the CLI's and the engine's)."""
+"""What the service adds to the engine's answer (absent from the CLI's and the engine's):
+REST adds `canonicalKey`, GraphQL both."""
+
+
+def cache_tier(response: httpx.Response) -> str | None:
+    """The tier a REST answer's `Cache-Status` says answered it (`lru`, `redis`), or None
+    when it was computed for this request."""
+    for member in response.headers["cache-status"].split(","):
+        name, *params = (part.strip() for part in member.split(";"))
+        if "hit" in params:
+            return name.removeprefix("killmath-")
+    return None
 
 
 def without_service_members(answer: dict) -> dict:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from schema.registry import Mode
 from service.compute import Job
 
-FIGHT = 10
+FIGHT = 9
 WEIGHTS: dict[tuple[str, str], int] = {("kt2024", "fight"): FIGHT}
 REQUEST = 1
 """The least any request costs (a 304 excepted)."""

@@ -40,18 +40,24 @@ class Tally:
     def __init__(self, meter: Meter | None) -> None:
         self.meter = meter
         self.charged = 0
+        self.refused = False
 
     async def charge(self, cost: int) -> None:
         """Charge a field's cost before it computes (raises RateLimited)."""
         if self.meter is not None:
-            await self.meter.charge(cost)
+            try:
+                await self.meter.charge(cost)
+            except RateLimited:
+                self.refused = True
+                raise
         self.charged += cost
 
     async def settle(self) -> None:
         """A document no field of which computed (catalog, rulesets) costs `costs.REQUEST`,
         as any request does; charged after it ran, so a bucket that cannot pay it only
-        shows in the reply's `remaining`."""
-        if self.charged == 0:
+        shows in the reply's `remaining`. A document whose fields were refused owes
+        nothing more."""
+        if self.charged == 0 and not self.refused:
             with contextlib.suppress(RateLimited):
                 await self.charge(costs.REQUEST)
 

@@ -51,9 +51,9 @@ free_port = redis_process.free_port
 
 
 class Server:
-    """A `killmath serve` subprocess; `url` is its base URL."""
+    """A `killmath serve --workers N` subprocess; `url` is its base URL."""
 
-    def __init__(self, **settings: str | int | float) -> None:
+    def __init__(self, workers: int = 1, **settings: str | int | float) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
@@ -63,7 +63,10 @@ class Server:
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            [
+                sys.executable, "-m", "service.cli", "serve",
+                "--port", str(self.port), "--workers", str(workers),
+            ],  # fmt: skip
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -71,7 +74,7 @@ class Server:
         )
         self._wait_ready()
 
-    def _wait_ready(self, timeout: float = 30.0) -> None:
+    def _wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -98,10 +101,10 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
 
-    def metric(self, name: str, **labels: str) -> float:
+    def metric(self, name: str, *, url: str = "", **labels: str) -> float:
         """The value of one sample of /metrics (0 when absent), read with prometheus-client's
-        own parser (as loadtests/summary.py does)."""
-        text = httpx.get(self.url + "/metrics").text
+        own parser (as loadtests/summary.py does); `url`: another metrics address."""
+        text = httpx.get(url or self.url + "/metrics").text
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
                 if sample.name == name and sample.labels == labels:
@@ -145,8 +148,8 @@ def graphql(url: str, query: str, variables: dict | None = None) -> dict:
 
 
 @contextmanager
-def serving(**settings: str | int | float) -> Iterator[Server]:
-    server = Server(**settings)
+def serving(workers: int = 1, **settings: str | int | float) -> Iterator[Server]:
+    server = Server(workers, **settings)
     try:
         yield server
     finally:

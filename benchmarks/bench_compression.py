@@ -79,7 +79,8 @@ def main() -> int:
                 assert response.headers.get("content-encoding") == coding
                 assert response.content == plain.content  # httpx decodes gzip, br, zstd
                 wire = int(response.headers["content-length"])
-                cost = cpu_ms(lambda compress=compress: compress(plain.content), args.repeat)
+                content = plain.content
+                cost = cpu_ms(lambda c=compress, b=content: c(b), args.repeat)
                 ratio = len(plain.content) / wire
                 line.append(f"{coding} {wire:>7} B ({ratio:4.1f}x, {cost:5.2f} ms)")
             print("  ".join(line))

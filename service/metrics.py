@@ -54,6 +54,12 @@ LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
     registry=REGISTRY,
 )
+RESPONSE_BYTES = Counter(
+    "killmath_http_response_bytes",
+    "Response body bytes sent by route, as on the wire (after compression)",
+    ["route"],
+    registry=REGISTRY,
+)
 CACHE = Counter(
     "killmath_cache_lookups",
     "Cache lookups by tier (l1, l2, reply = whole GraphQL replies) and result (hit, miss)",
@@ -125,17 +131,24 @@ L1_MISS = CACHE.labels(tier="l1", result="miss")
 L2_HIT = CACHE.labels(tier="l2", result="hit")
 L2_MISS = CACHE.labels(tier="l2", result="miss")
 
-_ROUTE_METRICS: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+_ROUTE_METRICS: dict[tuple[str, str, int], tuple[Counter, Histogram, Counter]] = {}
 
 
-def observe_request(route: str, method: str, status: int, seconds: float) -> None:
-    """Count one request and its latency (label children memoised: routes are few)."""
+def observe_request(route: str, method: str, status: int, seconds: float, sent: int) -> None:
+    """Count one request, its latency and its body bytes (label children memoised: routes
+    are few)."""
     children = _ROUTE_METRICS.get((route, method, status))
     if children is None:
-        children = (REQUESTS.labels(route, method, str(status)), LATENCY.labels(route))
+        children = (
+            REQUESTS.labels(route, method, str(status)),
+            LATENCY.labels(route),
+            RESPONSE_BYTES.labels(route),
+        )
         _ROUTE_METRICS[(route, method, status)] = children
     children[0].inc()
     children[1].observe(seconds)
+    if sent:
+        children[2].inc(sent)
 
 
 _gc_started = 0.0

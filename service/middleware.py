@@ -1,5 +1,6 @@
 """One pure-ASGI middleware for what every request needs: a request id, the engine revision
-header, a body size limit, metrics and an access log line.
+header, a body size limit, metrics (the body bytes counted as sent: it is the outermost
+middleware, so after compression) and an access log line.
 
 Every response says `Killmath-Engine-Revision`: the revision that salts every answer's ETag
 and cache key, so a client can tell an engine fix changed the numbers it stored.
@@ -48,6 +49,7 @@ class ServiceMiddleware:
         status = 500
         response_started = False
         received = 0
+        sent = 0
 
         async def counted_receive() -> Message:
             nonlocal received
@@ -59,8 +61,10 @@ class ServiceMiddleware:
             return message
 
         async def tagged_send(message: Message) -> None:
-            nonlocal status, response_started
-            if message["type"] == "http.response.start":
+            nonlocal status, response_started, sent
+            if message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+            elif message["type"] == "http.response.start":
                 status = message["status"]
                 response_started = True
                 message["headers"] = [
@@ -89,7 +93,7 @@ class ServiceMiddleware:
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")
-            metrics.observe_request(route, scope["method"], status, elapsed)
+            metrics.observe_request(route, scope["method"], status, elapsed, sent)
             if ACCESS.enabled():
                 ACCESS.write(
                     f"{scope['method']} {scope['path']} {status}",

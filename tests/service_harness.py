@@ -50,6 +50,9 @@ RedisProcess = redis_process.RedisProcess
 free_port = redis_process.free_port
 
 
+SERVE = [sys.executable, "-m", "service.cli", "serve"]
+
+
 class Server:
     """A `killmath serve --workers N` subprocess; `url` is its base URL."""
 
@@ -63,10 +66,7 @@ class Server:
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [
-                sys.executable, "-m", "service.cli", "serve",
-                "--port", str(self.port), "--workers", str(workers),
-            ],  # fmt: skip
+            [*SERVE, "--port", str(self.port), "--workers", str(workers)],
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,

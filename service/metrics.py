@@ -22,6 +22,7 @@ import gc
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -149,21 +150,34 @@ def observe_request(route: str, method: str, status: int, seconds: float, sent: 
     children[1].observe(seconds)
     if sent:
         children[2].inc(sent)
+    if _gc_done:
+        flush_gc()
 
 
 _gc_started = 0.0
+_gc_done: deque[tuple[str, int, int, float]] = deque()
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
+    """Note a collection for `flush_gc`: a GC callback must not touch the metrics itself, as
+    prometheus-client's value locks are not reentrant and the collection may have started
+    inside one of them."""
     global _gc_started
     if phase == "start":
         _gc_started = time.perf_counter()
-        return
-    generation = str(info["generation"])
-    GC_PAUSE.labels(generation).observe(time.perf_counter() - _gc_started)
-    GC_COLLECTIONS.labels(generation).inc()
-    GC_COLLECTED.labels(generation).inc(info["collected"])
-    GC_UNCOLLECTABLE.labels(generation).inc(info["uncollectable"])
+    else:
+        pause = time.perf_counter() - _gc_started
+        _gc_done.append((str(info["generation"]), info["collected"], info["uncollectable"], pause))
+
+
+def flush_gc() -> None:
+    """Count the collections noted since the last flush (at each request's end and scrape)."""
+    while _gc_done:
+        generation, collected, uncollectable, pause = _gc_done.popleft()
+        GC_COLLECTIONS.labels(generation).inc()
+        GC_COLLECTED.labels(generation).inc(collected)
+        GC_UNCOLLECTABLE.labels(generation).inc(uncollectable)
+        GC_PAUSE.labels(generation).observe(pause)
 
 
 gc.callbacks.append(_on_gc)
@@ -217,4 +231,5 @@ if not os.environ.get(MULTIPROC_DIR):
 
 def exposition() -> tuple[bytes, str]:
     """The `/metrics` body and its content type."""
+    flush_gc()
     return generate_latest(collecting_registry()), CONTENT_TYPE_LATEST

@@ -14,6 +14,7 @@ import orjson
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 from strawberry.asgi import GraphQL
@@ -21,7 +22,7 @@ from strawberry.asgi import GraphQL
 from engine.errors import InputError
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
-from service import auth, costs, metrics
+from service import auth, costs, metrics, pages
 from service import grid as grids
 from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
@@ -89,6 +90,10 @@ class KillmathGraphQL(GraphQL):
             "service": Service(app.state.computer, app.state.settings, tally),
             CONTEXT_KEY: tally,
         }
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """The service's own GraphiQL page, its assets served locally (service.pages)."""
+        return pages.graphiql(request)
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)

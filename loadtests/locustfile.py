@@ -1,7 +1,10 @@
 """Locust users modelling killmath's three kinds of client (issue 6).
 
 * `MobileApp` — a player's phone: one shoot or fight at a time, over REST and GraphQL, mostly
-  the popular matchups (so many requests repeat and hit the cache), some new ones.
+  the popular matchups (so many requests repeat and hit the cache), some new ones. Like an
+  app with a local cache it keeps each REST answer with its ETag and asks again with
+  `If-None-Match` (a 304 is the stored answer, checked), asks for the compact answer
+  (`Prefer: return=minimal`) and accepts gzip, as mobile HTTP stacks do.
 * `ListBuilder` — a list-builder backend: bulk GraphQL `matchups`, `/v1/batch` and small grids
   over the profiles of a few kill teams, so almost every key repeats (heavy reuse).
 * `Analyst` — one person running mass analyses: large grids of profiles never seen before, so
@@ -24,6 +27,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from locust import FastHttpUser, between, events, task
 from scenarios import (
     POPULAR_FIGHTS,
@@ -41,8 +45,9 @@ from scenarios import (
 # --- response checks ---------------------------------------------------------------------
 
 
-def _check(response: Any, ok: Callable[[Any], bool], what: str) -> None:
-    """Mark the request failed unless it answered 200 with a body that `ok` accepts."""
+def _check(response: Any, ok: Callable[[Any], bool], what: str) -> Any:
+    """Mark the request failed unless it answered 200 with a body that `ok` accepts; the
+    body, or None."""
     if response.status_code != 200:
         response.failure(f"HTTP {response.status_code}: {response.text[:200]}")
         return
@@ -53,6 +58,8 @@ def _check(response: Any, ok: Callable[[Any], bool], what: str) -> None:
         return
     if not ok(body):
         response.failure(f"{what}: unexpected body {str(body)[:200]}")
+        return None
+    return body
 
 
 def _is_shoot(body: Any) -> bool:
@@ -106,28 +113,52 @@ def _all_shoots(count: int) -> Callable[[Any], bool]:
 # --- the three clients -------------------------------------------------------------------
 
 
+MOBILE_HEADERS = {"accept-encoding": "gzip", "prefer": "return=minimal"}
+
+
 class MobileApp(FastHttpUser):
-    """A player checking one matchup at a time; popular matchups repeat across players."""
+    """A player checking one matchup at a time; popular matchups repeat across players, and
+    the app revalidates what it has stored instead of fetching it again."""
 
     weight = 8
     wait_time = between(0.2, 1.0)
 
     def on_start(self) -> None:
         self.rng = random.Random()
+        self.stored: dict[tuple[str, str], tuple[str, Any]] = {}  # (path, body) -> (ETag, answer)
 
     def _shoot(self) -> Envelope:
         return POPULAR_SHOOTS.draw(self.rng) if self.rng.random() < 0.8 else shoot(self.rng)
 
+    def _revalidating(self, path: str, envelope: Envelope, ok: Callable[[Any], bool]) -> None:
+        """POST with the stored ETag, if any: a 304 must match a stored, valid answer."""
+        body = orjson.dumps(envelope).decode()
+        held = self.stored.get((path, body))
+        headers = dict(MOBILE_HEADERS)
+        if held is not None:
+            headers["if-none-match"] = held[0]
+        with self.client.post(
+            path, data=body, headers={**headers, "content-type": "application/json"},
+            catch_response=True,
+        ) as r:  # fmt: skip
+            if r.status_code == 304:
+                if held is None or r.headers.get("etag") != held[0]:
+                    r.failure("304 for an answer this client does not hold")
+                else:
+                    r.success()
+                return
+            answer = _check(r, ok, path)
+            if answer is not None and r.headers.get("etag"):
+                self.stored[(path, body)] = (r.headers["etag"], answer)
+
     @task(6)
     def rest_shoot(self) -> None:
-        with self.client.post("/v1/shoot", json=self._shoot(), catch_response=True) as r:
-            _check(r, _is_shoot, "shoot")
+        self._revalidating("/v1/shoot", self._shoot(), _is_shoot)
 
     @task(2)
     def rest_fight(self) -> None:
         envelope = POPULAR_FIGHTS.draw(self.rng) if self.rng.random() < 0.7 else fight(self.rng)
-        with self.client.post("/v1/fight", json=envelope, catch_response=True) as r:
-            _check(r, _is_fight, "fight")
+        self._revalidating("/v1/fight", envelope, _is_fight)
 
     @task(2)
     def graphql_shoot(self) -> None:

@@ -1,11 +1,12 @@
-"""Summarise one Locust run as JSON: throughput, latency percentiles, cache hit ratio.
+"""Summarise one Locust run as JSON: throughput, latency percentiles, cache hit ratio, and
+the wire: the 304 ratio and the response bytes sent.
 
 Reads Locust's `<name>_stats.csv` and two `/metrics` snapshots taken before and after the
 run, so the cache figures count only this run's lookups. Hit ratio = lookups answered by
 either cache tier / all lookups (every lookup starts at L1; L1 misses go to L2 when Redis is
 configured); GraphQL replies served whole from the service's reply cache are counted apart.
-With several uvicorn workers `/metrics` is one process's view, so run with one
-worker when the ratio matters. A soak (`run.sh --soak`) adds when its Redis was restarted
+`/metrics` counts every worker (`killmath serve` runs prometheus-client's multiprocess mode
+with several). A soak (`run.sh --soak`) adds when its Redis was restarted
 (from the log of `redis_process.py`) and how many entries Redis held at the end.
 """
 
@@ -66,6 +67,26 @@ def cache_summary(before: str, after: str) -> dict[str, float | int | None]:
     }
 
 
+def wire_summary(before: str, after: str, rows: list[dict[str, str]]) -> dict[str, float | int]:
+    """This run's 304 ratio and bytes on the wire. The server counts the body bytes it sent
+    (after compression, `killmath_http_response_bytes_total`); a server without that counter
+    (an older one, which compressed nothing) is measured by Locust's decoded sizes."""
+    statuses = _delta(before, after, "killmath_http_requests", "status")
+    requests = sum(statuses.values())
+    sent = sum(_delta(before, after, "killmath_http_response_bytes", "route").values())
+    if not sent:
+        sent = sum(
+            float(r.get("Average Content Size") or 0) * int(r["Request Count"])
+            for r in rows
+            if r["Name"] != "Aggregated"
+        )
+    return {
+        "notModifiedRatio": round(statuses[("304",)] / requests, 4) if requests else 0,
+        "responseBytes": int(sent),
+        "bytesPerRequest": round(sent / requests, 1) if requests else 0,
+    }
+
+
 def restarts(redis_log: str) -> list[float]:
     """Seconds into the load at which `redis_process.py` restarted its server."""
     return [float(s) for s in re.findall(r"restarted at ([0-9.]+) s", redis_log)]
@@ -109,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['Type']} {r['Name']}": _row(r) for r in rows if r["Name"] != "Aggregated"
         },
         "cache": cache_summary(args.metrics_before.read_text(), args.metrics_after.read_text()),
+        "wire": wire_summary(args.metrics_before.read_text(), args.metrics_after.read_text(), rows),
     }
     if args.redis_log is not None:
         summary["redisRestartsAtSeconds"] = restarts(args.redis_log.read_text())

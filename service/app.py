@@ -7,8 +7,9 @@ expose `startup(state)`, run once when the app starts, and `openapi_paths(compon
 the uvicorn factory (`service.app:create_app`), so every worker builds its own app, cache
 connection and engine pool from the environment.
 
-Middleware, outermost first: ServiceMiddleware (request id, body limit, metrics, access log:
-it must see every answer, refusals included), then CORS when `KILLMATH_CORS_ORIGINS` is set
+Middleware, outermost first: ServiceMiddleware (request id, engine revision, body limit,
+metrics, access log: it must see every answer, refusals included), then compression (above
+`KILLMATH_COMPRESS_MIN_BYTES`), then CORS when `KILLMATH_CORS_ORIGINS` is set
 (a preflight carries no credentials, so it is answered before keys are checked, and CORS
 headers reach a 401 or 429 too), then access control when `KILLMATH_API_KEYS` is set.
 """
@@ -33,6 +34,7 @@ from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
 from service.cache import LRU, Breaker, Cache, RedisTier
+from service.compression import Compression
 from service.compute import Computer
 from service.http import refusal
 from service.middleware import ServiceMiddleware
@@ -82,6 +84,8 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
     stack = [Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)]
+    if settings.compress_min_bytes:
+        stack.append(Middleware(Compression, minimum_size=settings.compress_min_bytes))
     if settings.cors_origins:
         # no credentials mode: the API key travels in a header the page sets, not a cookie
         stack.append(
@@ -89,8 +93,23 @@ def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middlew
                 CORSMiddleware,
                 allow_origins=settings.cors_origins,
                 allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
-                expose_headers=["Retry-After", "X-Request-ID"],
+                allow_headers=[
+                    "Authorization",
+                    "Content-Type",
+                    "X-Request-ID",
+                    "If-None-Match",
+                    "Prefer",
+                ],
+                expose_headers=[
+                    "Retry-After",
+                    "X-Request-ID",
+                    "ETag",
+                    "Cache-Status",
+                    "Killmath-Engine-Revision",
+                    "Preference-Applied",
+                    "RateLimit",
+                    "RateLimit-Policy",
+                ],
                 max_age=600,
             )
         )

@@ -17,12 +17,19 @@ Keys are secrets: they are compared as SHA-256 digests with `hmac.compare_digest
 every configured key (no early exit), so timing reveals neither a key nor which one matched.
 Logs, metrics and Redis name a key only by its id, the first 12 hex digits of that digest.
 
-Each key has a token bucket (`KILLMATH_RATE_LIMIT` tokens per second, `_BURST` deep; one
-request costs one token, whatever its size — body and batch limits bound the size). An empty
-bucket answers 429 with `Retry-After`, in whole seconds rounded up. With `KILLMATH_REDIS_URL`
-the buckets live in Redis, so every replica draws from the same bucket: one Lua script reads,
-refills and takes atomically, on the Redis server's clock (replicas' clocks never meet, so
-their skew cannot matter), and a bucket expires once it would be full again anyway. Redis is
+Each key has a token bucket (`KILLMATH_RATE_LIMIT` tokens per second, `_BURST` deep). A
+request costs the engine work it asks for (`service.costs`: a shoot 1, a fight more, a grid a
+token per cell), charged by the route once the request is validated and before any work
+(`charge`); a route that charges nothing costs 1 when it answers, and a 304 costs nothing. One
+request costs at most the whole bucket: a full bucket admits any request the size limits
+allow. A bucket without the tokens answers 429 `RATE_LIMITED` with `Retry-After`, in whole
+seconds rounded up. Every response to a known key says where its bucket stands, in the IETF
+httpapi draft's `RateLimit-Policy` (`"tokens";q=<burst>;w=<seconds to refill from empty>`)
+and `RateLimit` (`"tokens";r=<tokens left>;t=<seconds until full>`) fields. With
+`KILLMATH_REDIS_URL` the buckets live in Redis, so every replica draws from the same bucket:
+one Lua script reads, refills and takes atomically, on the Redis server's clock (replicas'
+clocks never meet, so their skew cannot matter), and a bucket expires once it would be full
+again anyway. Redis is
 never a dependency: each call goes through the cache's `guarded` (`KILLMATH_REDIS_TIMEOUT`
 and a circuit breaker), and on any failure, or an error answer such as a full Redis refusing
 the script's writes, the request is limited by this process's own bucket instead.
@@ -43,13 +50,14 @@ import logging
 import math
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service import metrics
+from service import costs, metrics
 from service.cache import Breaker, connect, guarded
-from service.http import refusal
+from service.http import RateLimited, refusal
 from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
@@ -96,6 +104,15 @@ class Keys:
         return found
 
 
+@dataclass(frozen=True)
+class Allowance:
+    """A bucket's answer to one take: the seconds to wait for the tokens asked (0: taken)
+    and the tokens left."""
+
+    wait: float
+    remaining: float
+
+
 class Buckets:
     """In-process token buckets by key id, on the monotonic clock. Bounded by the number of
     configured keys, since only a known key ever gets a bucket."""
@@ -105,25 +122,28 @@ class Buckets:
         self.burst = burst
         self._state: dict[str, tuple[float, float]] = {}
 
-    async def take(self, name: str) -> float:
-        """Take a token: 0 if granted, else the seconds until one will be there."""
+    async def take(self, name: str, cost: int = 1) -> Allowance:
+        """Take `cost` tokens if the bucket has them (cost 0 only reads it)."""
         now = time.monotonic()
         tokens, at = self._state.get(name, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + (now - at) * self.rate)
-        if tokens >= 1:
-            self._state[name] = (tokens - 1, now)
-            return 0.0
+        wait = 0.0
+        if tokens >= cost:
+            tokens -= cost
+        else:
+            wait = (cost - tokens) / self.rate
         self._state[name] = (tokens, now)
-        return (1 - tokens) / self.rate
+        return Allowance(wait, tokens)
 
 
-# KEYS[1] the bucket; ARGV rate (tokens/s), burst. Returns "0" when a token was taken, else
-# the seconds until the next one (a string: Redis would truncate a Lua number to an integer).
-# The bucket expires when it would be full again; at absurdly low rates after 30 days at most
-# (a bucket that old is as good as full).
+# KEYS[1] the bucket; ARGV rate (tokens/s), burst, cost. Returns {wait, tokens left}: wait "0"
+# when the tokens were taken, else the seconds until they will be there (strings: Redis would
+# truncate a Lua number to an integer). The bucket expires when it would be full again; at
+# absurdly low rates after 30 days at most (a bucket that old is as good as full).
 TAKE = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -131,14 +151,14 @@ local tokens = tonumber(state[1]) or burst
 local at = tonumber(state[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
 local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= cost then
+  tokens = tokens - cost
 else
-  wait = (1 - tokens) / rate
+  wait = (cost - tokens) / rate
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.min(math.ceil(burst / rate * 1000) + 1000, 2592000000))
-return tostring(wait)
+return {tostring(wait), tostring(tokens)}
 """
 
 
@@ -158,19 +178,29 @@ class SharedBuckets:
         )
         self._take = self.client.register_script(TAKE)
 
-    async def take(self, name: str) -> float:
-        wait = await guarded(
+    @property
+    def rate(self) -> float:
+        return self.local.rate
+
+    @property
+    def burst(self) -> int:
+        return self.local.burst
+
+    async def take(self, name: str, cost: int = 1) -> Allowance:
+        answer = await guarded(
             self.breaker,
             self.timeout,
             "rate limit",
             lambda: self._take(
-                keys=[f"killmath:rate:{{{name}}}"], args=[self.local.rate, self.local.burst]
+                keys=[f"killmath:rate:{{{name}}}"],
+                args=[self.local.rate, self.local.burst, cost],
             ),
             self.client,
         )
-        if wait is None:  # any Redis trouble: this process's bucket decides
-            return await self.local.take(name)
-        return float(wait)
+        if answer is None:  # any Redis trouble: this process's bucket decides
+            return await self.local.take(name, cost)
+        wait, remaining = answer
+        return Allowance(float(wait), float(remaining))
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -187,6 +217,55 @@ def limiter(settings: Settings) -> Limiter | None:
     if settings.redis_url:
         return SharedBuckets(settings.redis_url, local, settings)
     return local
+
+
+POLICY = "tokens"
+METER = "killmath.meter"
+
+
+class Meter:
+    """One request's account with its key's bucket: what it has been charged and where the
+    bucket stands (for the RateLimit fields). GraphQL charges once per field that computes,
+    so a document may be charged several times."""
+
+    def __init__(self, limiter: Limiter, name: str) -> None:
+        self.limiter = limiter
+        self.name = name
+        self.spent = 0
+        self.allowance: Allowance | None = None
+
+    async def charge(self, cost: int) -> None:
+        """Take `cost` tokens (at most the bucket's depth), or raise RateLimited."""
+        cost = min(cost, self.limiter.burst)
+        self.allowance = await self.limiter.take(self.name, cost)
+        if self.allowance.wait > 0:
+            metrics.RATE_LIMITED.labels(key=self.name).inc()
+            raise RateLimited(self.allowance.wait)
+        self.spent += cost
+
+    @property
+    def remaining(self) -> int:
+        return 0 if self.allowance is None else math.floor(self.allowance.remaining)
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        """`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers)."""
+        rate, burst = self.limiter.rate, self.limiter.burst
+        left = self.allowance.remaining if self.allowance is not None else burst
+        policy = f'"{POLICY}";q={burst};w={math.ceil(burst / rate)}'
+        state = f'"{POLICY}";r={math.floor(left)};t={math.ceil((burst - left) / rate)}'
+        return [(b"ratelimit-policy", policy.encode()), (b"ratelimit", state.encode())]
+
+
+def meter(scope: Scope) -> Meter | None:
+    """The request's meter; None when rate limiting is off."""
+    return scope.get("state", {}).get(METER)
+
+
+async def charge(scope: Scope, cost: int) -> None:
+    """Charge the request `cost` tokens before doing its work (raises RateLimited)."""
+    account = meter(scope)
+    if account is not None:
+        await account.charge(cost)
 
 
 def _public(scope: Scope) -> bool:
@@ -250,18 +329,46 @@ class AccessControl:
             )
             await refused(scope, receive, send)
             return
-        if self.limiter is not None:
-            wait = await self.limiter.take(name)
-            if wait > 0:
-                metrics.RATE_LIMITED.labels(key=name).inc()
-                retry_after = max(1, math.ceil(wait))
-                message = f"rate limit of this API key exceeded; retry in {retry_after} s"
-                refused = refusal(
-                    429, "RATE_LIMITED", message, headers={"retry-after": str(retry_after)}
-                )
-                await refused(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if self.limiter is None:
+            await self.app(scope, receive, send)
+            return
+        await self._metered(scope, receive, send, Meter(self.limiter, name))
+
+    async def _metered(self, scope: Scope, receive: Receive, send: Send, account: Meter) -> None:
+        """Run the app with the request's meter; a response the route did not charge for
+        costs `costs.REQUEST` when it starts (nothing if it is a 304), and if the bucket
+        cannot pay that — or the request was refused everything it asked for, as a GraphQL
+        document whose every charge failed — a 429 goes out instead of it."""
+        scope.setdefault("state", {})[METER] = account
+        refused = False
+
+        async def metered(message: Message) -> None:
+            nonlocal refused
+            if refused:
+                return  # the app's own response, replaced by the 429
+            if message["type"] == "http.response.start":
+                refusal = None
+                if account.allowance is None:
+                    try:
+                        await account.charge(0 if message["status"] == 304 else costs.REQUEST)
+                    except RateLimited as exc:
+                        refusal = exc
+                elif account.spent == 0 and account.allowance.wait > 0:
+                    # refused all it asked (a GraphQL document): the whole request is a 429
+                    refusal = RateLimited(account.allowance.wait)
+                if refusal is not None and message["status"] != 429:
+                    refused = True
+                    await refusal.response()(scope, receive, metered_refusal)
+                    return
+                message["headers"] = [*message["headers"], *account.headers()]
+            await send(message)
+
+        async def metered_refusal(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message["headers"], *account.headers()]
+            await send(message)
+
+        await self.app(scope, receive, metered)
 
 
 def describe(settings: Settings) -> None:
@@ -281,6 +388,18 @@ def describe(settings: Settings) -> None:
     )
 
 
+RATE_LIMIT_HEADERS: dict[str, Any] = {
+    "RateLimit-Policy": {
+        "description": '"tokens";q=<bucket depth>;w=<seconds to refill from empty>',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": '"tokens";r=<tokens left>;t=<seconds until the bucket is full>',
+        "schema": {"type": "string"},
+    },
+}
+
+
 def document_security(document: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """Say in the OpenAPI document what this server enforces: the bearer scheme on every
     operation but the public ones, with their 401 (and 429 when rate limited) answers (the
@@ -298,9 +417,10 @@ def document_security(document: dict[str, Any], settings: Settings) -> dict[str,
     }
     if settings.rate_limit > 0:
         refusals["429"] = {
-            "description": "RATE_LIMITED: this key's token bucket is empty",
+            "description": "RATE_LIMITED: this key's token bucket lacks the request's cost",
             "headers": {
-                "Retry-After": {"description": "whole seconds", "schema": {"type": "integer"}}
+                "Retry-After": {"description": "whole seconds", "schema": {"type": "integer"}},
+                **RATE_LIMIT_HEADERS,
             },
             "content": content,
         }

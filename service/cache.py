@@ -33,7 +33,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import orjson
 from redis.asyncio import Redis, RedisCluster
@@ -49,6 +49,8 @@ from service import metrics
 log = logging.getLogger("killmath.cache")
 
 Output = dict[str, Any]
+Tier = Literal["lru", "redis"]
+"""Where a cached answer was found: the process's LRU or the shared Redis."""
 T = TypeVar("T")
 
 
@@ -357,16 +359,17 @@ class Cache:
         self.l1 = l1
         self.l2 = l2
 
-    async def get_many(self, keys: Iterable[str]) -> dict[str, Output]:
-        """The cached outputs among `keys` (absent keys are misses)."""
-        found: dict[str, Output] = {}
+    async def get_many(self, keys: Iterable[str]) -> dict[str, tuple[Output, Tier]]:
+        """The cached outputs among `keys`, each with the tier that had it (absent keys are
+        misses)."""
+        found: dict[str, tuple[Output, Tier]] = {}
         missing: list[str] = []
         for key in keys:
             value = self.l1.get(key)
             if value is None:
                 missing.append(key)
             else:
-                found[key] = value
+                found[key] = (value, "lru")
         metrics.L1_HIT.inc(len(found))
         metrics.L1_MISS.inc(len(missing))
         if missing and self.l2 is not None:
@@ -374,7 +377,7 @@ class Cache:
             hits = 0
             for key, value in zip(missing, values, strict=True):
                 if value is not None:
-                    found[key] = value
+                    found[key] = (value, "redis")
                     self.l1.put(key, value)
                     hits += 1
             metrics.L2_HIT.inc(hits)

@@ -23,7 +23,7 @@ from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
 from service import metrics
-from service.cache import Cache, Output
+from service.cache import Cache, Output, Tier
 
 T = TypeVar("T")
 
@@ -55,7 +55,12 @@ class Job:
 class Result:
     key: str
     output: Output
-    cached: bool
+    tier: Tier | None
+    """The cache tier that had the answer; None when it was computed for this request."""
+
+    @property
+    def cached(self) -> bool:
+        return self.tier is not None
 
 
 def prepare(envelope: Any, mode: str | None = None) -> Job:
@@ -181,11 +186,11 @@ class Computer:
         answers: list[Result | InputError] = []
         for job in jobs:
             if job.key in found:
-                answers.append(Result(job.key, found[job.key], True))
+                answers.append(Result(job.key, *found[job.key]))
             elif isinstance(computed[job.key], InputError):
                 answers.append(computed[job.key])
             else:
-                answers.append(Result(job.key, computed[job.key], False))
+                answers.append(Result(job.key, computed[job.key], None))
         return answers
 
     async def _compute(self, jobs: list[Job]) -> None:
@@ -239,11 +244,14 @@ class Computer:
 
     async def one(self, raw: bytes, mode: str | None = None) -> Result:
         """One JSON body, validated inline (cheap, and memoised) and answered within the budget."""
-        job = prepare_raw(raw, mode)
+        return await self.answer(prepare_raw(raw, mode))
+
+    async def answer(self, job: Job) -> Result:
+        """One prepared job, answered within the budget."""
         hot = self.cache.l1.get(job.key)  # the common case, without the machinery below
         if hot is not None:
             metrics.L1_HIT.inc()
-            return Result(job.key, hot, True)
+            return Result(job.key, hot, "lru")
         (answer,) = await self.within_budget(self.results([job]))
         if isinstance(answer, InputError):
             raise answer
@@ -255,12 +263,15 @@ class Computer:
         """Many envelopes: validated in the pool (it adds up), answered within one budget."""
 
         async def work() -> list[Result | InputError]:
-            prepared = await self.in_pool(prepare_each, envelopes, mode)
-            jobs = [p for p in prepared if isinstance(p, Job)]
-            answers = iter(await self.results(jobs))
-            return [p if isinstance(p, InputError) else next(answers) for p in prepared]
+            return await self.answer_many(await self.in_pool(prepare_each, envelopes, mode))
 
         return await self.within_budget(work())
+
+    async def answer_many(self, prepared: Sequence[Job | InputError]) -> list[Result | InputError]:
+        """The answers of prepared envelopes, in order; a bad one keeps its error in place."""
+        jobs = [p for p in prepared if isinstance(p, Job)]
+        answers = iter(await self.results(jobs))
+        return [p if isinstance(p, InputError) else next(answers) for p in prepared]
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -269,6 +280,8 @@ class Computer:
         await self.cache.close()
 
 
-def result_body(result: Result) -> dict[str, Any]:
-    """An answer with the two service members of kt2024.md §10 added."""
-    return {**result.output, "canonicalKey": result.key, "cached": result.cached}
+def result_body(result: Result, *, minimal: bool = False) -> dict[str, Any]:
+    """An answer with the service's `canonicalKey` added, unless the client asked for the
+    minimal answer. Whether it came from a cache is said by `Cache-Status`, not the body, so
+    one input's body is the same bytes on every call."""
+    return result.output if minimal else {**result.output, "canonicalKey": result.key}

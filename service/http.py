@@ -7,6 +7,7 @@ a client can cause maps to the §12 error body with its status, never to a 500.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -80,8 +81,26 @@ def refusal(
     return Refusal(status, body, headers)
 
 
-def error_response(error: InputError | BudgetExceeded) -> JSONResponse:
+class RateLimited(Exception):
+    """The key's bucket lacks the tokens this request costs (HTTP 429, code RATE_LIMITED)."""
+
+    def __init__(self, wait: float) -> None:
+        self.retry_after = max(1, math.ceil(wait))
+        super().__init__(f"rate limit of this API key exceeded; retry in {self.retry_after} s")
+
+    def as_json(self) -> dict[str, object]:
+        return {"code": "RATE_LIMITED", "field": "", "message": str(self)}
+
+    def response(self) -> JSONResponse:
+        return refusal(
+            429, "RATE_LIMITED", str(self), headers={"retry-after": str(self.retry_after)}
+        )
+
+
+def error_response(error: InputError | BudgetExceeded | RateLimited) -> JSONResponse:
     """The refusal of a client's error, naming every problem it stands for."""
+    if isinstance(error, RateLimited):
+        return error.response()
     status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
     return Refusal(status, error_body(error), None)
 
@@ -101,7 +120,7 @@ def answers_errors(endpoint: Endpoint) -> Endpoint:
     async def wrapped(request: Request) -> Response:
         try:
             return await endpoint(request)
-        except (InputError, BudgetExceeded) as exc:
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             return error_response(exc)
 
     return wrapped

@@ -1,5 +1,9 @@
-"""One pure-ASGI middleware for what every request needs: a request id, a body size limit,
-metrics and an access log line.
+"""One pure-ASGI middleware for what every request needs: a request id, the engine revision
+header, a body size limit, metrics (the body bytes counted as sent: it is the outermost
+middleware, so after compression) and an access log line.
+
+Every response says `Killmath-Engine-Revision`: the revision that salts every answer's ETag
+and cache key, so a client can tell an engine fix changed the numbers it stored.
 
 The body limit is enforced twice: a declared `Content-Length` above it is refused before the
 body is read, and a streamed body is counted as it arrives, so a chunked upload cannot slip
@@ -14,6 +18,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine import REVISION
 from service import metrics
 from service.http import refusal
 from service.logs import ACCESS, REQUEST_ID
@@ -21,6 +26,7 @@ from service.logs import ACCESS, REQUEST_ID
 # request ids: a random per-process prefix and a counter (unique across replicas, and far
 # cheaper than a uuid4 per request)
 _IDS = (f"{secrets.token_hex(6)}-{n:x}" for n in itertools.count(1))
+_REVISION = (b"killmath-engine-revision", str(REVISION).encode())
 
 
 class BodyTooLarge(Exception):
@@ -43,6 +49,7 @@ class ServiceMiddleware:
         status = 500
         response_started = False
         received = 0
+        sent = 0
 
         async def counted_receive() -> Message:
             nonlocal received
@@ -54,11 +61,17 @@ class ServiceMiddleware:
             return message
 
         async def tagged_send(message: Message) -> None:
-            nonlocal status, response_started
-            if message["type"] == "http.response.start":
+            nonlocal status, response_started, sent
+            if message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+            elif message["type"] == "http.response.start":
                 status = message["status"]
                 response_started = True
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", request_id.encode()),
+                    _REVISION,
+                ]
             await send(message)
 
         try:
@@ -80,7 +93,7 @@ class ServiceMiddleware:
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")
-            metrics.observe_request(route, scope["method"], status, elapsed)
+            metrics.observe_request(route, scope["method"], status, elapsed, sent)
             if ACCESS.enabled():
                 ACCESS.write(
                     f"{scope['method']} {scope['path']} {status}",

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engine import REVISION
 from engine.errors import InputError
 from schema import references, registry
 from schema.answers.base import answer_model
@@ -264,10 +265,10 @@ def _computations(components: Components) -> tuple[dict[str, Any], Bodies]:
     paths["/v1/rulesets"] = {
         "get": operation(
             "listRulesets",
-            "every ruleset with its modes",
+            "every ruleset with its modes, and the engine revision",
             "operations",
             components.ref(Rulesets),
-            example=registry.rulesets(),
+            example={"engineRevision": REVISION, "rulesets": registry.rulesets()},
         )
     }
     return paths, [(mode, bodies[mode]) for mode in modes]

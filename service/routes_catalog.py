@@ -35,7 +35,7 @@ from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
-from service import openapi_catalog
+from service import openapi_catalog, validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
 
 # a weapon's rules are a line of text; anything longer is not one
@@ -127,18 +127,24 @@ async def import_file(request: Request) -> Response:
 
 openapi_paths = openapi_catalog.openapi_paths
 
+# a catalog read is fixed by the catalog version (every URL's answer changes with it alone)
+catalog_read = validators.conditional(
+    lambda request: validators.etag("catalog", [catalog().version]),
+    validators.CATALOG_CACHE_CONTROL,
+)
+
 routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
-    Route("/v1/kill-teams", kill_teams, methods=["GET"]),
-    Route("/v1/operatives", operatives, methods=["GET"]),
+    Route("/v1/kill-teams", catalog_read(kill_teams), methods=["GET"]),
+    Route("/v1/operatives", catalog_read(operatives), methods=["GET"]),
     Route(
         "/v1/operatives/{id}",
-        by_id(lambda c: c.operatives, "operative", OperativeResult),
+        catalog_read(by_id(lambda c: c.operatives, "operative", OperativeResult)),
         methods=["GET"],
     ),
     Route(
         "/v1/weapon-profiles/{id}",
-        by_id(lambda c: c.profiles, "weapon profile", WeaponProfileResult),
+        catalog_read(by_id(lambda c: c.profiles, "weapon profile", WeaponProfileResult)),
         methods=["GET"],
     ),
     Route("/v1/import", import_file, methods=["POST"]),

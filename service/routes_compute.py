@@ -1,34 +1,66 @@
 """REST computation routes under /v1: shoot, fight, batch, grid and the ruleset list.
 
 `/v1/shoot` and `/v1/fight` take the engine envelope with or without `mode` (the route implies
-it) and answer the §10 output plus `canonicalKey` and `cached`. `/v1/batch` takes an array of
-envelopes exactly as `killmath batch` takes lines and answers an array of the CLI's lines.
+it) and answer the §10 output plus `canonicalKey` (left out with `Prefer: return=minimal`).
+`/v1/batch` takes an array of envelopes exactly as `killmath batch` takes lines and answers an
+array of the CLI's lines.
+
+Each route validates and keys its request first; then its ETag is known (`service.validators`)
+and a matching `If-None-Match` is answered 304 at no cost; otherwise the request is charged its
+cost (`service.costs`) and answered, with `ETag`, `Cache-Control` and `Cache-Status`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from engine import REVISION
 from engine.errors import InputError
 from schema import registry
 from schema.errors import error_body
+from service import auth, costs, validators
 from service import grid as grids
-from service.compute import Computer, Result, result_body
+from service.compute import Computer, Job, Result, prepare_each, prepare_raw, result_body
 from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
+from service.validators import ANSWER_CACHE_CONTROL
+
+
+def _redis(request: Request) -> bool:
+    return computer(request).cache.l2 is not None
 
 
 def single(mode: str) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
-        result = await computer(request).one(await request.body(), mode)
-        return JSONResponse(result_body(result))
+        job = prepare_raw(await request.body(), mode)
+        minimal = validators.wants_minimal(request)
+        tag = validators.etag(mode, [job.key], "minimal" if minimal else "full")
+        matched = validators.matches(request, tag)
+        if matched is not None:
+            return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Prefer")
+        await auth.charge(request.scope, costs.of_mode(job.mode))
+        result = await computer(request).answer(job)
+        headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Prefer")
+        headers["cache-status"] = validators.cache_status(
+            [result.tier], redis=_redis(request), bulk=False
+        )
+        if minimal:
+            headers["preference-applied"] = "return=minimal"
+        return JSONResponse(result_body(result, minimal=minimal), headers=headers)
 
     endpoint.__name__ = mode
     return endpoint
+
+
+def _identity(item: Job | InputError) -> str:
+    """What fixes one batch line: its canonical key, or its error (a key never starts '{')."""
+    return item.key if isinstance(item, Job) else orjson.dumps(item.as_json()).decode()
 
 
 @answers_errors
@@ -39,17 +71,48 @@ async def batch(request: Request) -> Response:
     limit = request.app.state.settings.max_batch
     if len(envelopes) > limit:
         raise InputError("LIMIT_EXCEEDED", "", f"a batch holds at most {limit} envelopes", limit)
-    answers = await computer(request).many(envelopes)
-    return JSONResponse([a.output if isinstance(a, Result) else error_body(a) for a in answers])
+    service = computer(request)
+
+    async def work() -> Response:
+        prepared = await service.in_pool(prepare_each, envelopes)
+        tag = validators.etag("batch", map(_identity, prepared))
+        matched = validators.matches(request, tag)
+        if matched is not None:
+            return validators.not_modified(matched, ANSWER_CACHE_CONTROL)
+        await auth.charge(request.scope, costs.of_jobs(prepared))
+        answers = await service.answer_many(prepared)
+        headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL)
+        tiers = [a.tier for a in answers if isinstance(a, Result)]
+        if tiers:
+            headers["cache-status"] = validators.cache_status(
+                tiers, redis=_redis(request), bulk=True
+            )
+        body = [a.output if isinstance(a, Result) else error_body(a) for a in answers]
+        return JSONResponse(body, headers=headers)
+
+    return await service.within_budget(work())
 
 
-async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]:
-    """Every cell of a grid, validated in the pool, answered through the cache."""
+Admit = Callable[[Sequence[Job], Sequence[int]], Awaitable[Response | None]]
 
-    async def work() -> dict[str, Any]:
+
+async def run_grid(
+    service: Computer, grid: grids.GridRequest, admit: Admit | None = None
+) -> dict[str, Any] | Response:
+    """Every cell of a grid, validated in the pool, answered through the cache.
+
+    `admit` sees the cells' jobs and thresholds before any lookup: a response it returns (a
+    304) is the answer instead. The answer has `cachedCells` (GraphQL's `matchupGrid` reports
+    it) and `tiers`, each cell's cache tier, which REST turns into `Cache-Status`."""
+
+    async def work() -> dict[str, Any] | Response:
         jobs = await service.in_pool(grids.prepare_cells, grid)
-        answers = await service.results(jobs)
         thresholds = tuple(grid.thresholds(jobs))
+        if admit is not None:
+            early = await admit(jobs, thresholds)
+            if early is not None:
+                return early
+        answers = await service.results(jobs)
 
         def rows() -> list[dict[str, Any]]:
             out = []
@@ -60,25 +123,50 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
             return out
 
         cells = await service.in_pool(rows)
-        cached = sum(1 for a in answers if isinstance(a, Result) and a.cached)
-        return {"atLeast": list(thresholds), "cells": cells, "cachedCells": cached}
+        tiers = [a.tier for a in answers if isinstance(a, Result)]
+        cached = sum(1 for tier in tiers if tier is not None)
+        return {"atLeast": list(thresholds), "cells": cells, "cachedCells": cached, "tiers": tiers}
 
     return await service.within_budget(work())
 
 
 @answers_errors
 async def grid(request: Request) -> Response:
+    """A grid as JSON `{atLeast, cells}` or, for `Accept: text/csv`, CSV. The REST body has no
+    `cachedCells` (it would differ between calls): `Cache-Status` counts the cells each tier
+    answered."""
     spec = grids.parse(await json_body(request), request.app.state.settings.max_grid_cells)
-    answer = await run_grid(computer(request), spec)
-    if "text/csv" in request.headers.get("accept", ""):
+    csv = "text/csv" in request.headers.get("accept", "")
+    tag = ""
+
+    async def admit(jobs: Sequence[Job], thresholds: Sequence[int]) -> Response | None:
+        nonlocal tag
+        media = "csv" if csv else "json"
+        tag = validators.etag("grid", (job.key for job in jobs), media, repr(tuple(thresholds)))
+        matched = validators.matches(request, tag)
+        if matched is not None:
+            return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
+        await auth.charge(request.scope, costs.of_grid(len(jobs)))
+        return None
+
+    answer = await run_grid(computer(request), spec, admit)
+    if isinstance(answer, Response):
+        return answer
+    headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Accept")
+    headers["cache-status"] = validators.cache_status(
+        answer["tiers"], redis=_redis(request), bulk=True
+    )
+    if csv:
         return PlainTextResponse(
-            grids.to_csv(answer["cells"], answer["atLeast"]), media_type="text/csv"
+            grids.to_csv(answer["cells"], answer["atLeast"]), media_type="text/csv", headers=headers
         )
-    return JSONResponse(answer)
+    return JSONResponse({"atLeast": answer["atLeast"], "cells": answer["cells"]}, headers=headers)
 
 
 async def rulesets(request: Request) -> Response:
-    return JSONResponse(registry.rulesets())
+    """The rulesets and their modes, with the engine revision that salts every answer's ETag
+    (the same as the `Killmath-Engine-Revision` header of every response)."""
+    return JSONResponse({"engineRevision": REVISION, "rulesets": registry.rulesets()})
 
 
 routes = [

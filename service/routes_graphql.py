@@ -30,48 +30,63 @@ from engine.errors import InputError
 from schema import graphql_scalars as scalars
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups
-from service import graphql_http, metrics, pages
+from service import auth, costs, graphql_http, metrics, pages
 from service import grid as grids
-from service.compute import BudgetExceeded, Computer, Result, encode
+from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
+from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql_http import ALLOW, JSON, Params, Refused
+from service.http import RateLimited
 from service.routes_compute import run_grid
 from service.settings import Settings
 
 
-def graphql_error(error: InputError | BudgetExceeded) -> GraphQLError:
+def graphql_error(error: InputError | BudgetExceeded | RateLimited) -> GraphQLError:
     return GraphQLError(str(error.as_json()["message"]), extensions=error.as_json())
 
 
 class Service:
     """What resolvers may ask of the service; every failure is a GraphQLError."""
 
-    def __init__(self, computer: Computer, settings: Settings) -> None:
+    def __init__(self, computer: Computer, settings: Settings, tally: Tally) -> None:
         self.computer = computer
         self.settings = settings
+        self.tally = tally
 
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            return await self.computer.one(encode(envelope), mode)
-        except (InputError, BudgetExceeded) as exc:
+            job = prepare_raw(encode(envelope), mode)
+            await self.tally.charge(costs.of_mode(job.mode))
+            return await self.computer.answer(job)
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
 
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
         if len(envelopes) > limit:
             raise graphql_error(too_many_matchups(len(envelopes), limit))
+        computer = self.computer
+
+        async def work() -> list[Result | InputError]:
+            prepared = await computer.in_pool(prepare_each, envelopes)
+            await self.tally.charge(costs.of_jobs(prepared))
+            return await computer.answer_many(prepared)
+
         try:
-            answers = await self.computer.many(envelopes)
-        except BudgetExceeded as exc:
+            answers = await computer.within_budget(work())
+        except (BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         return [a if isinstance(a, Result) else a.as_json() for a in answers]
 
     async def grid(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             spec = grids.parse(body, self.settings.max_grid_cells)
-            return await run_grid(self.computer, spec)
-        except (InputError, BudgetExceeded) as exc:
+            await self.tally.charge(costs.of_grid(spec.cells()))
+            answer = await run_grid(self.computer, spec)
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        assert isinstance(answer, dict)
+        return answer
 
 
 class GraphiQL(GraphQL):
@@ -138,6 +153,7 @@ def startup(state: Any) -> None:
         introspection=settings.graphql_introspection,
     )
     ide = settings.graphql_introspection
+    state.graphql_schema.extensions = (*state.graphql_schema.extensions, GraphQLHTTP)
     state.graphiql = GraphiQL(state.graphql_schema, graphql_ide="graphiql") if ide else None
     state.graphql_replies = Replies(settings.graphql_reply_cache_bytes)
     state.graphql_sdl = (state.graphql_schema.as_str() + "\n").encode()
@@ -198,14 +214,16 @@ class Endpoint:
         graphql_http.check_content_type(request.headers.get("content-type"))
         raw = await request.body()
         replies: Replies = state.graphql_replies
+        # a metered request runs every time: its reply says the key's budget as it is now
+        cached = replies.budget > 0 and auth.meter(request.scope) is None
         key = media.encode() + b"\n" + raw
-        reply = replies.get(key) if replies.budget else None
+        reply = replies.get(key) if cached else None
         if reply is not None:
             return _response(200, reply, media)
         params = graphql_http.params_from_body(raw)
         status, body = await self.execute(params, media, request, state)
         encoded = orjson.dumps(body)
-        if replies.budget:
+        if cached:
             replies.offer(key, status, body, encoded)
         return _response(status, encoded, media)
 
@@ -216,7 +234,12 @@ class Endpoint:
         allowed = {OperationType.QUERY}
         if request.method == "POST":
             allowed.add(OperationType.MUTATION)
-        context = {"request": request, "service": Service(state.computer, state.settings)}
+        tally = Tally(auth.meter(request.scope))
+        context = {
+            "request": request,
+            "service": Service(state.computer, state.settings, tally),
+            CONTEXT_KEY: tally,
+        }
         try:
             result = await state.graphql_schema.execute(
                 params.query,

@@ -1,5 +1,7 @@
 """Operational routes: liveness, readiness and Prometheus metrics.
 
+`/metrics` is Prometheus, all workers' counts together.
+
 Readiness answers 200 whenever this process can serve, and reports Redis separately: the
 service computes without Redis (every lookup is then a miss), so a Redis outage must not
 take every replica out of the load balancer at once. `redis` is "ok", "unavailable" or
@@ -8,13 +10,12 @@ take every replica out of the load balancer at once. `redis` is "ok", "unavailab
 
 from __future__ import annotations
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from service import metrics
-from service.http import JSONResponse, computer
+from service.http import JSONResponse, computer, refusal
 
 
 async def healthz(request: Request) -> Response:
@@ -28,7 +29,12 @@ async def readyz(request: Request) -> Response:
 
 
 async def prometheus(request: Request) -> Response:
-    return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+    """Every worker's metrics (`service.metrics`); not found here when `KILLMATH_METRICS_PORT`
+    serves them on a port of their own, away from the API's."""
+    if request.app.state.settings.metrics_port is not None:
+        return refusal(404, "INVALID_INPUT", "metrics are served on KILLMATH_METRICS_PORT")
+    body, media_type = metrics.exposition()
+    return Response(body, media_type=media_type)
 
 
 routes = [

@@ -60,6 +60,14 @@ class Settings(BaseSettings):
         64 * 1024 * 1024, ge=0, description="bytes of whole GraphQL replies kept; 0 = off"
     )
 
+    # HTTP
+    compress_min_bytes: int = Field(
+        1024, ge=0, description="answers from this size are compressed (zstd, br, gzip); 0 = off"
+    )
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="serve /metrics on this port only (killmath serve)"
+    )
+
     # compute
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")
     pool_size: int = Field(2, ge=1, description="engine threads per process")
@@ -68,8 +76,12 @@ class Settings(BaseSettings):
     api_keys: Annotated[list[SecretStr], NoDecode] = Field(
         [], description="comma-separated Bearer keys for /graphql and /v1; empty = auth off"
     )
-    rate_limit: float = Field(20.0, ge=0, description="requests per second per key; 0 = off")
-    rate_limit_burst: int = Field(40, ge=1, description="requests a key may make at once")
+    rate_limit: float = Field(
+        100.0, ge=0, description="tokens per second per key (a shoot costs 1); 0 = off"
+    )
+    rate_limit_burst: int = Field(
+        10_000, ge=1, description="bucket depth: the most tokens a key may spend at once"
+    )
     graphql_introspection: bool = Field(True, description="false: no __schema, no GraphiQL")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         [], description="comma-separated allowed browser origins; empty = no CORS headers"

@@ -50,10 +50,13 @@ RedisProcess = redis_process.RedisProcess
 free_port = redis_process.free_port
 
 
-class Server:
-    """A `killmath serve` subprocess; `url` is its base URL."""
+SERVE = [sys.executable, "-m", "service.cli", "serve"]
 
-    def __init__(self, **settings: str | int | float) -> None:
+
+class Server:
+    """A `killmath serve --workers N` subprocess; `url` is its base URL."""
+
+    def __init__(self, workers: int = 1, **settings: str | int | float) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
@@ -63,7 +66,7 @@ class Server:
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            [*SERVE, "--port", str(self.port), "--workers", str(workers)],
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -98,10 +101,10 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
 
-    def metric(self, name: str, **labels: str) -> float:
+    def metric(self, name: str, *, url: str = "", **labels: str) -> float:
         """The value of one sample of /metrics (0 when absent), read with prometheus-client's
-        own parser (as loadtests/summary.py does)."""
-        text = httpx.get(self.url + "/metrics").text
+        own parser (as loadtests/summary.py does); `url`: another metrics address."""
+        text = httpx.get(url or self.url + "/metrics").text
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
                 if sample.name == name and sample.labels == labels:
@@ -110,7 +113,18 @@ class Server:
 
 
 SERVICE_MEMBERS = ("canonicalKey", "cached")
-"""What the service adds to the engine's answer (absent from the CLI's and the engine's)."""
+"""What the service adds to the engine's answer (absent from the CLI's and the engine's):
+REST adds `canonicalKey`, GraphQL both."""
+
+
+def cache_tier(response: httpx.Response) -> str | None:
+    """The tier a REST answer's `Cache-Status` says answered it (`lru`, `redis`), or None
+    when it was computed for this request."""
+    for member in response.headers["cache-status"].split(","):
+        name, *params = (part.strip() for part in member.split(";"))
+        if "hit" in params:
+            return name.removeprefix("killmath-")
+    return None
 
 
 def without_service_members(answer: dict) -> dict:
@@ -134,8 +148,8 @@ def graphql(url: str, query: str, variables: dict | None = None) -> dict:
 
 
 @contextmanager
-def serving(**settings: str | int | float) -> Iterator[Server]:
-    server = Server(**settings)
+def serving(workers: int = 1, **settings: str | int | float) -> Iterator[Server]:
+    server = Server(workers, **settings)
     try:
         yield server
     finally:

@@ -191,3 +191,31 @@ def test_soak_redis_restarts_on_schedule_and_is_always_stopped(tmp_path):
     with pytest.raises(redis.ConnectionError):
         client.ping()  # nothing left listening
     client.close()
+
+
+def _wire_metrics(ok: int, not_modified: int, sent: int | None) -> str:
+    """`/metrics` text with the request and (unless None) response-byte counters."""
+    registry = CollectorRegistry()
+    requests = Counter(
+        "killmath_http_requests", "", ["route", "method", "status"], registry=registry
+    )
+    requests.labels("/v1/shoot", "POST", "200").inc(ok)
+    requests.labels("/v1/shoot", "POST", "304").inc(not_modified)
+    if sent is not None:
+        Counter("killmath_http_response_bytes", "", ["route"], registry=registry).labels(
+            "/v1/shoot"
+        ).inc(sent)
+    return generate_latest(registry).decode()
+
+
+def test_wire_summary_counts_304s_and_bytes_sent():
+    before, after = _wire_metrics(10, 0, 5000), _wire_metrics(70, 40, 35000)
+    assert summary.wire_summary(before, after, []) == {
+        "notModifiedRatio": 0.4,
+        "responseBytes": 30000,
+        "bytesPerRequest": 300.0,
+    }
+    # a server that counts no bytes (it compressed nothing): Locust's decoded sizes
+    rows = [{"Name": "/v1/shoot", "Average Content Size": "250", "Request Count": "100"}]
+    old = _wire_metrics(100, 0, None)
+    assert summary.wire_summary(_wire_metrics(0, 0, None), old, rows)["responseBytes"] == 25000

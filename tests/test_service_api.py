@@ -12,6 +12,7 @@ import pytest
 from graphql_typed import SCHEMA, as_rest, query_of, variables, without_nulls
 from service_harness import cli_batch, graphql, without_service_members
 
+from engine import REVISION
 from schema.graphql import build_schema
 
 SHOOT = {
@@ -127,7 +128,9 @@ def test_batch_equals_cli_line_for_line(url):
 
 
 def test_every_registered_ruleset_is_served_like_the_cli(url):
-    rulesets = httpx.get(url + "/v1/rulesets").json()
+    answer = httpx.get(url + "/v1/rulesets").json()
+    assert answer["engineRevision"] == REVISION
+    rulesets = answer["rulesets"]
     assert set(rulesets) >= {"kt2024"}
     assert rulesets["kt2024"] == ["fight", "shoot"]
     schema = graphql(url, "{ __schema { queryType { fields { name } } } }")

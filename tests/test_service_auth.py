@@ -71,7 +71,8 @@ def test_access_control_is_off_by_default():
     with serving() as server:
         assert httpx.post(server.url + "/v1/shoot", json=SHOOT).status_code == 200
         reply = graphql(server.url, INTROSPECTION).json()
-        assert reply == {"data": {"__schema": {"queryType": {"name": "Query"}}}}
+        assert reply["data"] == {"__schema": {"queryType": {"name": "Query"}}}
+        assert reply["extensions"] == {"cost": {"charged": 1}}  # reported, never charged
         response = httpx.get(server.url + "/v1/rulesets", headers={"Origin": APP})
         assert response.status_code == 200
         assert "access-control-allow-origin" not in response.headers

@@ -23,7 +23,13 @@ import httpx
 import orjson
 import pytest
 import redis
-from service_harness import Server, controlled_redis, serving, without_service_members
+from service_harness import (
+    Server,
+    cache_tier,
+    controlled_redis,
+    serving,
+    without_service_members,
+)
 
 from service.cache import CHECKSUM, Breaker, RedisTier, decode, encode, redis_key
 from service.compute import prepare
@@ -154,12 +160,15 @@ class Load:
         return sorted(overlapping, key=lambda o: o.seconds, reverse=True)
 
 
-def shoot(server: Server, n: int) -> dict[str, Any]:
+def shoot_response(server: Server, n: int) -> httpx.Response:
     response = httpx.post(server.url + "/v1/shoot", json=scenario(n), timeout=30)
     assert response.status_code == 200, response.text
-    body = response.json()
-    assert without_service_members(body) == expected(n)
-    return body
+    assert without_service_members(response.json()) == expected(n)
+    return response
+
+
+def shoot(server: Server, n: int) -> dict[str, Any]:
+    return shoot_response(server, n).json()
 
 
 def eventually(condition: Callable[[], bool], seconds: float = 3.0) -> bool:
@@ -179,8 +188,9 @@ def stored(client: redis.Redis, body: dict[str, Any]) -> bool:
 def caching_resumes(server: Server, client: redis.Redis, first: int) -> None:
     """After recovery (and the breaker's cool-down) new misses are written to Redis again."""
     time.sleep(COOLDOWN + 0.1)
-    bodies = [shoot(server, first + i) for i in range(3)]
-    assert all(body["cached"] is False for body in bodies)
+    responses = [shoot_response(server, first + i) for i in range(3)]
+    assert all(cache_tier(response) is None for response in responses)
+    bodies = [response.json() for response in responses]
     assert eventually(lambda: all(stored(client, body) for body in bodies))
 
 
@@ -274,11 +284,11 @@ def test_full_redis_refuses_writes_while_reads_and_requests_go_on():
         filler = fill(client)
         with pytest.raises(redis.exceptions.OutOfMemoryError):
             client.set("one more", b"x" * 1024)  # an answer's size
-        late = [shoot(server, n) for n in range(100, 110)]  # misses whose writes are refused
-        assert all(body["cached"] is False for body in late)
-        assert not any(stored(client, body) for body in late)
-        again = [shoot(server, n) for n in range(1, 6)]  # still read from the full Redis
-        assert all(body["cached"] is True for body in again)
+        late = [shoot_response(server, n) for n in range(100, 110)]  # writes refused
+        assert all(cache_tier(response) is None for response in late)
+        assert not any(stored(client, response.json()) for response in late)
+        again = [shoot_response(server, n) for n in range(1, 6)]  # still read from full Redis
+        assert all(cache_tier(response) is not None for response in again)
         assert errors(server, "OutOfMemoryError") >= len(late)
         assert errors(server, "circuit_open") == 0  # a full Redis is no outage
 
@@ -313,7 +323,7 @@ def test_damaged_entries_are_recomputed_and_overwritten():
         assert eventually(lambda: stored(client, good) and stored(client, other))
         raw = client.get(key)
         assert decode(good["canonicalKey"], raw) == without_service_members(good)
-        assert shoot(server, 1)["cached"] is True  # read back from Redis (no L1)
+        assert cache_tier(shoot_response(server, 1)) == "redis"  # read back (no L1)
         copies = damaged_copies(raw, client.get(redis_key(other["canonicalKey"])))
         assert decode(good["canonicalKey"], copies["a digit altered"]) is None
         assert orjson.loads(copies["a digit altered"][CHECKSUM:])["k"] == good["canonicalKey"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import orjson
 import redis
-from service_harness import free_port, rest, serving, without_service_members
+from service_harness import cache_tier, free_port, rest, serving, without_service_members
 
 from engine import REVISION
 from service import cache
@@ -30,14 +30,19 @@ def keys(url: str) -> list[bytes]:
 
 def test_equivalent_inputs_share_one_redis_entry(redis_url):
     with serving(redis_url=redis_url) as first:
-        a = rest(first.url, "/v1/shoot", PLAIN)
-        assert a["cached"] is False
+        computed = httpx.post(first.url + "/v1/shoot", json=PLAIN)
+        assert cache_tier(computed) is None
+        assert (
+            computed.headers["cache-status"] == "killmath-redis; fwd=miss, killmath-lru; fwd=miss"
+        )
+        a = computed.json()
         assert keys(redis_url) == [redis_key(a["canonicalKey"]).encode()]
     # a second process has an empty L1: its answer must come from that one Redis entry
     with serving(redis_url=redis_url) as second:
-        b = rest(second.url, "/v1/shoot", SPELLED)
-        assert b["cached"] is True
-        assert b == a | {"cached": True}
+        found = httpx.post(second.url + "/v1/shoot", json=SPELLED)
+        assert found.headers["cache-status"] == "killmath-redis; hit, killmath-lru; fwd=miss"
+        assert found.content == computed.content  # byte-identical, wherever it came from
+        assert found.headers["etag"] == computed.headers["etag"]
         assert second.metric("killmath_cache_lookups_total", tier="l2", result="hit") == 1
     assert len(keys(redis_url)) == 1
     with redis.Redis.from_url(redis_url) as client:
@@ -108,9 +113,9 @@ def test_unreachable_redis_never_fails_a_request():
     with serving(redis_url=dead, redis_timeout=0.05) as server:
         shoot = httpx.post(server.url + "/v1/shoot", json=PLAIN)
         assert shoot.status_code == 200
-        assert shoot.json()["cached"] is False
+        assert cache_tier(shoot) is None
         again = httpx.post(server.url + "/v1/shoot", json=SPELLED)
-        assert again.json()["cached"] is True  # L1 still works
+        assert cache_tier(again) == "lru"  # L1 still works
         batch = httpx.post(server.url + "/v1/batch", json=[{"mode": "fight"}, {"mode": "shoot"}])
         assert batch.status_code == 200 and "error" not in batch.json()[0]
         grid = httpx.post(server.url + "/v1/grid", json={"attackers": [{}], "defenders": [{}, {}]})

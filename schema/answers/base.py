@@ -88,10 +88,9 @@ class ServiceMembers(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
-    canonical_key: str = Field(
-        description="the engine's canonical key of the request (it carries the engine "
-        "version): equal keys, equal answers",
-        examples=["kt2024-v2:shoot:…"],
+    canonical_key: str = Omitted(
+        "the engine's canonical key of the request (it carries the engine version): equal "
+        "keys, equal answers; left out when the request says `Prefer: return=minimal`"
     )
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import RootModel
-
 from schema.answers.base import Result
 
 
@@ -22,5 +20,9 @@ class Readiness(Result):
     redis: Literal["ok", "unavailable", "disabled"]
 
 
-class Rulesets(RootModel[dict[str, list[str]]]):
-    """`GET /v1/rulesets`: every ruleset with its mode names."""
+class Rulesets(Result):
+    """`GET /v1/rulesets`: every ruleset with its mode names, and the engine revision that
+    salts every answer's ETag and cache key (it changes when an engine fix changes numbers)."""
+
+    engine_revision: int
+    rulesets: dict[str, list[str]]

@@ -19,7 +19,6 @@ import os
 import shutil
 import tempfile
 
-
 from service.settings import from_environment
 
 

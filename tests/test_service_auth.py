@@ -42,7 +42,7 @@ def graphql(url: str, query: str, headers: dict[str, str] | None = None) -> http
 def assert_error(response: httpx.Response, status: int, code: str) -> dict:
     assert response.status_code == status, response.text
     body = response.json()
-    if "errors" in body:  # on /graphql, a GraphQL response carrying the same members
+    if "error" not in body:  # on /graphql, a GraphQL response carrying the same members
         (graphql_error,) = body["errors"]
         error = graphql_error["extensions"]
         assert graphql_error["message"] == error["message"]

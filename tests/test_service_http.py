@@ -347,7 +347,9 @@ def test_a_request_the_bucket_cannot_pay_is_refused_before_any_work():
             "{ matchupGrid(attackers: [{}, {}, {}], defenders: [{}, {}, {}, {}]) { cachedCells } }"
         )
         refused = graphql_with(server.url, grid12)
-        assert refused.status_code == 429 and refused.json()["error"]["code"] == "RATE_LIMITED"
+        # in GraphQL's error shape, as every refusal on /graphql is (GraphQL over HTTP)
+        assert refused.status_code == 429
+        assert refused.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
         grid2 = "{ matchupGrid(attackers: [{}, {}], defenders: [{}]) { cachedCells } }"
         paid = graphql_with(server.url, grid2)
         assert paid.status_code == 200 and paid.json()["extensions"]["cost"]["remaining"] == 8

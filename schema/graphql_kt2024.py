@@ -11,6 +11,7 @@ computes exactly as for REST and the CLI, and raises GraphQL errors carrying the
 reads the resolvers' annotations as the objects themselves.)
 """
 
+import functools
 import logging
 from typing import Any
 
@@ -71,6 +72,33 @@ def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, A
     return typed
 
 
+@functools.cache
+def shoot_inputs() -> tuple[type, type, type, type]:
+    """The kt2024 shooting attacker, defender, options and situation input types (the grid's
+    and the team matchup's), built once (the shoot mode must be registered)."""
+    parts = registry.modes(RULESET)["shoot"].model.model_fields
+    attacker_in = input_type(
+        parts["attacker"].annotation,
+        "Kt2024ShootAttacker",
+        references.role_members("attacker"),
+    )
+    defender_in = input_type(
+        parts["defender"].annotation,
+        "Kt2024ShootDefender",
+        references.role_members("defender"),
+    )
+    options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
+
+    @strawberry.input(description="Overrides laid over every attacker/defender pair")
+    class SituationInput:
+        name: str | None = UNSET
+        attacker: attacker_in | None = UNSET
+        defender: defender_in | None = UNSET
+        options: options_in | None = UNSET
+
+    return attacker_in, defender_in, options_in, SituationInput
+
+
 def build() -> type:
     """The kt2024 query type, typed by whichever kt2024 modes are registered with a model."""
     shoot_model, fight_model = _model("shoot"), _model("fight")
@@ -79,31 +107,13 @@ def build() -> type:
 
     if shoot_model is not None:
         _single("shoot", shoot_model, fields, matchup)
-        parts = shoot_model.model_fields
-        attacker_in = input_type(
-            parts["attacker"].annotation,
-            "Kt2024ShootAttacker",
-            references.role_members("attacker"),
-        )
-        defender_in = input_type(
-            parts["defender"].annotation,
-            "Kt2024ShootDefender",
-            references.role_members("defender"),
-        )
-        options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
-
-        @strawberry.input(description="Overrides laid over every attacker/defender pair")
-        class SituationInput:
-            name: str | None = UNSET
-            attacker: attacker_in | None = UNSET
-            defender: defender_in | None = UNSET
-            options: options_in | None = UNSET
+        attacker_in, defender_in, options_in, situation_in = shoot_inputs()
 
         async def matchup_grid(
             info: Info,
             attackers: list[attacker_in],
             defenders: list[defender_in],
-            situations: list[SituationInput] | None = UNSET,
+            situations: list[situation_in] | None = UNSET,
             options: options_in | None = UNSET,
             at_least: list[int] | None = UNSET,
         ) -> MatchupGrid:

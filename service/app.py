@@ -40,6 +40,7 @@ from service.settings import Settings, from_environment
 
 ROUTE_MODULES: list[str] = [
     "service.routes_compute",
+    "service.routes_team",
     "service.routes_graphql",
     "service.routes_health",
     "service.routes_catalog",

@@ -4,7 +4,8 @@ Request bodies are the registered modes' models (each mode's `model`), extended 
 envelope members `ruleset` and `mode`; pydantic's JSON Schema (draft 2020-12) is what OpenAPI
 3.1 uses, so the models' schemas are copied in unchanged. The document is built once per
 process, on first request, after every ruleset has registered. A route module of another
-area adds its own operations by exposing `openapi_paths` (OpenAPI path items by path).
+area adds its own operations by exposing `openapi_paths` (OpenAPI path items by path) and
+the component schemas they refer to as `openapi_schemas`.
 The role objects that may name catalog ids (`schema.references`) document those members too.
 """
 
@@ -109,14 +110,16 @@ def _operation(summary: str, body: dict[str, Any], ok: dict[str, Any]) -> dict[s
     }
 
 
-def document(extra_paths: dict[str, Any] | None = None) -> dict[str, Any]:
+def document(
+    extra_paths: dict[str, Any] | None = None, extra_schemas: dict[str, Any] | None = None
+) -> dict[str, Any]:
     names = list(registry.rulesets())
     modes = [m for name in names for m in registry.modes(name).values() if m.model is not None]
     models = [*list(dict.fromkeys(m.model for m in modes)), GridRequest]
     keyed, defs = models_json_schema(
         [(model, "validation") for model in models], ref_template=REF, by_alias=True
     )
-    schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+    schemas: dict[str, Any] = {**(extra_schemas or {}), **defs.get("$defs", {})}
     schemas["Error"] = ERROR
     schemas["Result"] = RESULT
     envelopes: dict[str, list[dict[str, Any]]] = {}
@@ -167,9 +170,11 @@ async def openapi(request: Request) -> Response:
     state = request.app.state
     if getattr(state, "openapi", None) is None:
         extra: dict[str, Any] = {}
+        schemas: dict[str, Any] = {}
         for module in state.route_modules:
             extra.update(getattr(module, "openapi_paths", {}))
-        state.openapi = document_security(document(extra), state.settings)
+            schemas.update(getattr(module, "openapi_schemas", {}))
+        state.openapi = document_security(document(extra, schemas), state.settings)
     return JSONResponse(state.openapi)
 
 

@@ -23,9 +23,11 @@ from schema.graphql import build_schema
 from schema.limits import too_many_matchups
 from service import grid as grids
 from service import metrics
+from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode
 from service.http import refusal
 from service.routes_compute import run_grid
+from service.routes_team import run_team_matchup
 from service.settings import Settings
 
 
@@ -61,6 +63,13 @@ class Service:
         try:
             spec = grids.parse(body, self.settings.max_grid_cells)
             return await run_grid(self.computer, spec)
+        except (InputError, BudgetExceeded) as exc:
+            raise graphql_error(exc) from None
+
+    async def team_matchup(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            plan = teams.parse(body, self.settings.max_grid_cells)
+            return await run_team_matchup(self.computer, plan)
         except (InputError, BudgetExceeded) as exc:
             raise graphql_error(exc) from None
 

@@ -19,6 +19,7 @@ from engine.errors import InputError
 from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
+from schema.graphql_versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
 from schema.importers import import_text
 from schema.weapon_rules import format_rules, parse_rules
 
@@ -42,6 +43,7 @@ class WeaponProfile:
     weapon_rules: str = strawberry.field(description="canonical weapon-rules text")
     fields: JSON = strawberry.field(description="engine attacker (ranged) or fighter fields")
     no_numeric_effect: list[str]
+    versus: list[VersusCell] = strawberry.field(resolver=profile_versus, description=DESCRIPTION)
 
     @classmethod
     def of(cls, p: catalog_model.WeaponProfile) -> "WeaponProfile":
@@ -88,6 +90,7 @@ class Operative:
     defensive_rules: list[DefensiveRule]
     weapons: list[Weapon]
     defender: JSON = strawberry.field(description="engine defender fields as a shooting target")
+    versus: list[VersusCell] = strawberry.field(resolver=operative_versus, description=DESCRIPTION)
 
     @classmethod
     def of(cls, op: catalog_model.Operative) -> "Operative":

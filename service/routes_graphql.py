@@ -20,9 +20,9 @@ from strawberry.asgi import GraphQL
 
 from engine.errors import InputError
 from schema.graphql import build_schema
-from schema.limits import too_many_matchups
+from schema.limits import too_many_matchups, versus_too_large
 from service import grid as grids
-from service import metrics
+from service import metrics, versus
 from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode
 from service.http import refusal
@@ -65,6 +65,22 @@ class Service:
             return await run_grid(self.computer, spec)
         except (InputError, BudgetExceeded) as exc:
             raise graphql_error(exc) from None
+
+    async def versus(self, cells: list[versus.Cell]) -> list[dict[str, Any] | GraphQLError]:
+        """The shoot summaries of many catalog cells, one cache round trip for all of them
+        (GraphQL `versus` fields, batched per query level by a DataLoader); a bad cell gets
+        its error in place. The cells of one batch count against the grid cell limit."""
+        limit = self.settings.max_grid_cells
+        if len(cells) > limit:
+            raise graphql_error(versus_too_large(len(cells), limit))
+        try:
+            answers = await self.computer.many([versus.envelope(cell) for cell in cells])
+        except BudgetExceeded as exc:
+            raise graphql_error(exc) from None
+        return [
+            versus.row(cell, a) if isinstance(a, Result) else graphql_error(a)
+            for cell, a in zip(cells, answers, strict=True)
+        ]
 
     async def team_matchup(self, body: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -75,7 +75,10 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 
 
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
-    stack = [Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)]
+    uploads = {path: settings.max_import_bytes for path in ("/v1/import", "/graphql")}
+    stack = [
+        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads)
+    ]
     if settings.cors_origins:
         # no credentials mode: the API key travels in a header the page sets, not a cookie
         stack.append(

@@ -172,6 +172,10 @@ PATHS: dict[str, Any] = {
     "/v1/import": {
         "post": {
             "summary": "import a ktdash JSON or BattleScribe .cat file (the body)",
+            "description": "The body has a limit of its own, KILLMATH_MAX_IMPORT_BYTES "
+            "(default 8 MiB), above the general KILLMATH_MAX_BODY_BYTES; the importer reads "
+            "files of up to 5,000,000 bytes. GraphQL importProfiles (its content in a variable) "
+            "has the same limit.",
             "parameters": [_query("format", {"enum": list(FORMATS)}, "default: detected")],
             "requestBody": {
                 "required": True,

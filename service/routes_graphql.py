@@ -25,6 +25,7 @@ from service import grid as grids
 from service import metrics, versus
 from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode
+from service.graphql_uploads import only_uploads
 from service.http import refusal
 from service.routes_compute import run_grid
 from service.routes_team import run_team_matchup
@@ -194,18 +195,24 @@ def startup(state: Any) -> None:
 
 class LazyGraphQL:
     """Strawberry's app (built by `startup`, or on first use), behind the reply cache for
-    POSTed documents."""
+    POSTed documents; a POSTed body above the general limit must be an upload
+    (`service.graphql_uploads`)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
         if getattr(state, "graphql", None) is None:
             startup(state)
         replies: Replies = state.graphql_replies
-        if scope["method"] != "POST" or replies.budget == 0:
+        if scope["method"] != "POST":
             await state.graphql(scope, receive, send)
             return
         body = await _read(receive)
-        reply = replies.get(body)
+        limit = state.settings.max_body_bytes
+        if len(body) > limit and not only_uploads(body, limit):
+            message = f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
+            await refusal(413, "LIMIT_EXCEEDED", message, limit=limit)(scope, receive, send)
+            return
+        reply = replies.get(body) if replies.budget else None
         if reply is not None:
             await send(
                 {

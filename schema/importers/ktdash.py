@@ -140,7 +140,9 @@ def _operatives(team: Mapping[str, Any]) -> list[tuple[str, Any]]:
             return [(f"{key}[{i}]", op) for i, op in enumerate(found)]
     fireteams = _get(team, "fireteams")
     if isinstance(fireteams, list):
-        return [(f"fireteams[{fi}].operatives[{oi}]", op)
+        # an operative's id is unique within its fireteam only: keep the fireteam's id
+        return [(f"fireteams[{fi}].operatives[{oi}]",
+                 {"fireteamid": _get(ft, "fireteamid"), **op} if isinstance(op, Mapping) else op)
                 for fi, ft in enumerate(fireteams) if isinstance(ft, Mapping)
                 for oi, op in enumerate(_get(ft, "operatives", "opTypes") or [])]  # fmt: skip
     return []

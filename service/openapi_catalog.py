@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE
-from schema.importers import FORMATS
+from schema.importers import FORMATS, MAX_BYTES
 from service.openapi import error_responses
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -127,6 +127,15 @@ IMPORTED = _object(
     }
 )
 
+UPLOADED = _object(
+    {
+        "sources": {
+            "type": "array",
+            "items": {"allOf": [IMPORTED, _object({"source": {"type": "string"}})]},
+        }
+    }
+)
+
 
 def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "schema": schema, "description": description}
@@ -171,21 +180,36 @@ PATHS: dict[str, Any] = {
     "/v1/weapon-profiles/{id}": _get("one weapon profile", PROFILE, "404", parameters=[ID]),
     "/v1/import": {
         "post": {
-            "summary": "import a ktdash JSON or BattleScribe .cat file (the body)",
-            "description": "The body has a limit of its own, KILLMATH_MAX_IMPORT_BYTES "
-            "(default 8 MiB), above the general KILLMATH_MAX_BODY_BYTES; the importer reads "
-            "files of up to 5,000,000 bytes. GraphQL importProfiles (its content in a variable) "
-            "has the same limit.",
+            "summary": "import one file (the body) or several (multipart/form-data)",
+            "description": "One ktdash, killteamjson or BattleScribe file as the body answers "
+            "its import; several files as multipart/form-data (a BattleScribe game system's "
+            ".gst and .cat files, links resolved across them) answer {sources: [...]}, one per "
+            f"JSON file and per game system. A file holds at most {MAX_BYTES} bytes. The body "
+            "limit is KILLMATH_MAX_IMPORT_BYTES (default 16 MiB), not the general "
+            "KILLMATH_MAX_BODY_BYTES; GraphQL importProfiles (its content in a variable) has "
+            "it too.",
             "parameters": [_query("format", {"enum": list(FORMATS)}, "default: detected")],
             "requestBody": {
                 "required": True,
                 "content": {
                     "application/json": {"schema": {}},
                     "application/xml": {"schema": {"type": "string"}},
+                    "multipart/form-data": {
+                        "schema": {
+                            "type": "object",
+                            "additionalProperties": {
+                                "type": "string",
+                                "contentMediaType": "application/octet-stream",
+                            },
+                        }
+                    },
                 },
             },
             "responses": {
-                "200": {"description": "OK", "content": {"application/json": {"schema": IMPORTED}}},
+                "200": {
+                    "description": "OK",
+                    "content": {"application/json": {"schema": {"anyOf": [IMPORTED, UPLOADED]}}},
+                },
                 **error_responses("400", "413", "422"),
             },
         }

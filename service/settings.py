@@ -45,10 +45,11 @@ class Settings(BaseSettings):
 
     # limits
     max_body_bytes: int = Field(1_048_576, ge=1024, description="larger bodies get 413")
-    # an upload is one file the importer reads (at most schema.importers.MAX_BYTES, 5 MB),
-    # whose JSON-escaped copy in a GraphQL variable grows by its quotes and newlines
+    # an upload is a file the importer reads (at most schema.importers.MAX_BYTES, 8 MB) or a
+    # game system's files; a file's JSON-escaped copy in a GraphQL variable grows by its
+    # quotes and newlines
     max_import_bytes: int = Field(
-        8 * 1_048_576, ge=1024, description="bodies of /v1/import and GraphQL importProfiles"
+        16 * 1_048_576, ge=1024, description="bodies of /v1/import and GraphQL importProfiles"
     )
     max_batch: int = Field(1_000, ge=1, description="envelopes per /v1/batch")
     max_matchups: int = Field(1_000, ge=1, description="inputs per GraphQL matchups")

@@ -92,3 +92,24 @@ def test_uploads_have_a_limit_of_their_own(upload: bytes) -> None:
         _refused(client.post("/graphql", json=body), limit)
         small = big_ktdash(GENERAL + 1000)
         assert client.post("/v1/import", content=small).status_code == 200
+
+
+def test_a_game_system_uploaded_as_files_resolves_links_across_them(client: TestClient) -> None:
+    """Our BattleScribe game system fixture (a .gst and two .cat files linking into each
+    other) as multipart/form-data answers what `killmath import <directory>` prints."""
+    from schema.importers import import_path
+
+    system = FIXTURES / "battlescribe_system"
+    paths = sorted(p for p in system.iterdir() if p.suffix in (".gst", ".cat"))
+    ktdash = FIXTURES / "import_ktdash.json"
+    files = [("files", (p.name, p.read_bytes())) for p in [*paths, ktdash]]
+    response = client.post("/v1/import", files=files)
+    assert response.status_code == 200, response.text[:300]
+    sources = response.json()["sources"]
+    (directory,) = import_path(system)
+    (alone,) = import_path(ktdash)
+    assert [s.pop("source") for s in sources] == [ktdash.name, ", ".join(p.name for p in paths)]
+    assert sources == [alone.as_json(), directory.as_json()]
+    empty = client.post("/v1/import", data={"note": "no file"}, files=[])
+    assert empty.status_code == 400
+    assert empty.json()["error"]["field"] == "file"

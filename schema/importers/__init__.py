@@ -21,7 +21,15 @@ from engine.errors import InputError
 from schema.importers import battlescribe, ktdash
 from schema.importers.result import ImportResult
 
-__all__ = ["FORMATS", "MAX_BYTES", "ImportResult", "import_path", "import_text"]
+__all__ = [
+    "FORMATS",
+    "MAX_BYTES",
+    "ImportResult",
+    "game_systems",
+    "import_documents",
+    "import_path",
+    "import_text",
+]
 
 FORMATS: tuple[str, ...] = (*ktdash.SHAPES, battlescribe.FORMAT)
 JSON_FORMATS = frozenset(ktdash.SHAPES)
@@ -87,18 +95,24 @@ def _read(path: Path) -> str:
 
 
 def _game_systems(directory: Path) -> list[ImportResult]:
-    """Every game system of a directory: each `.gst` with the catalogues naming it (a
-    catalogue whose game system is absent is read on its own, its links then reported)."""
+    """Every game system of a directory (`game_systems` of its `.gst` and `.cat` files)."""
     files = sorted(p for p in directory.iterdir() if p.suffix in (".gst", ".cat"))
     if not files:
         raise InputError("INVALID_INPUT", "file", f"{directory}: no .gst or .cat files")
+    return game_systems([(path.name, _read(path)) for path in files], f"{directory}/")
+
+
+def game_systems(documents: list[tuple[str, str]], where: str = "") -> list[ImportResult]:
+    """BattleScribe documents (name, XML) as game systems: each `.gst` with the catalogues
+    naming it (a catalogue whose game system is absent is read on its own, its links then
+    reported). A directory and an upload of several files are read alike."""
     groups: dict[str, list[battlescribe.Document]] = {}
-    for path in files:
+    for name, text in documents:
         try:
-            root = battlescribe.parse_document(_read(path))
+            root = battlescribe.parse_document(text)
         except ValueError as exc:
-            raise InputError("INVALID_INPUT", "file", f"{path}: {exc}") from None
-        doc = battlescribe.Document(path.name, root)
+            raise InputError("INVALID_INPUT", "file", f"{where}{name}: {exc}") from None
+        doc = battlescribe.Document(name, root)
         system = root.get("id", "") if doc.is_game_system else root.get("gameSystemId", "")
         groups.setdefault(system, []).append(doc)
     # the game system first in each group, so links to its shared entries resolve the same
@@ -113,3 +127,22 @@ def import_path(path: Path) -> list[ImportResult]:
     if not path.exists():
         raise InputError("INVALID_INPUT", "file", f"{path}: no such file or directory")
     return [import_text(_read(path), label=path.name, limit=None)]
+
+
+def import_documents(
+    documents: list[tuple[str, str | bytes]], format: str | None = None
+) -> list[tuple[str, ImportResult]]:
+    """Several uploaded files, each `(name, content)`, read as `killmath import` reads the
+    files of a directory: the XML ones together as BattleScribe game systems (links resolve
+    across them), each JSON one on its own. Answers `(source, result)` pairs in order: a
+    game system's source is its files' names joined by commas."""
+    texts = [(name, _decode(content)) for name, content in documents]
+    is_xml = [detect(text) == battlescribe.FORMAT for _, text in texts]
+    out = [(n, import_text(t, format, n)) for (n, t), x in zip(texts, is_xml, strict=True) if not x]
+    xml = [doc for doc, x in zip(texts, is_xml, strict=True) if x]
+    if xml:
+        if format is not None and format != battlescribe.FORMAT:
+            raise InputError("INVALID_INPUT", "format", f"format {format!r}, but XML files came")
+        names = ", ".join(n for n, _ in xml)
+        out += [(names, result) for result in game_systems(xml)]
+    return out

@@ -50,6 +50,7 @@ PROFILE = _object(
         "WR": {"type": "string"},
         "fields": {**OBJECT, "description": "engine attacker (ranged) or fighter (melee) fields"},
         "noNumericEffect": STRINGS,
+        "unknown": {**STRINGS, "description": "rules not understood (a kill team's own)"},
     }
 )
 OPERATIVE = _object(
@@ -106,6 +107,16 @@ OPERATIVE_PAGE = _object(
         ),
     }
 )
+PROBLEM = _object(
+    {
+        "kind": {"enum": ["UNREADABLE_STATLINE", "UNKNOWN_RULE", "UNKNOWN_WEAPON_TYPE",
+                          "UNRESOLVED_LINK", "UNREACHED", "EMPTY"]},  # fmt: skip
+        "where": {"type": "string"},
+        "message": {"type": "string"},
+    }
+)
+COUNTS = _object({k: {"type": "integer"} for k in
+                  ("profilesFound", "importedClean", "withTeamRules", "problems")})  # fmt: skip
 IMPORTED = _object(
     {
         "format": {"enum": list(FORMATS)},
@@ -120,9 +131,27 @@ IMPORTED = _object(
                 }
             ),
         },
+        "counts": COUNTS,
+        "problemKinds": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "problems": {"type": "array", "items": PROBLEM},
+    }
+)
+CATALOG = _object(
+    {
+        "ruleset": {"type": "string"},
+        **VERSION,
+        "digest": {"type": "string", "description": "SHA-256 of the catalog's content"},
+        "sources": {
+            "type": "array",
+            "items": _object({"path": {"type": "string"}, "format": {"type": "string"},
+                              "name": {"type": "string"}}),  # fmt: skip
+        },
+        "counts": _object({k: {"type": "integer"} for k in
+                           ("killTeams", "operatives", "weaponProfiles", "problems")}),  # fmt: skip
         "problems": {
             "type": "array",
-            "items": _object({"where": {"type": "string"}, "message": {"type": "string"}}),
+            "items": {**PROBLEM, "required": ["source", *PROBLEM["required"]],
+                      "properties": {"source": {"type": "string"}, **PROBLEM["properties"]}},
         },
     }
 )
@@ -148,6 +177,10 @@ PATHS: dict[str, Any] = {
         "400",
         "422",
         parameters=[{**_query("text", {"type": "string"}, "weapon rules"), "required": True}],
+    ),
+    "/v1/catalog": _get(
+        "the catalog served: version (a digest of its content), sources, counts, problems",
+        CATALOG,
     ),
     "/v1/kill-teams": _get("the catalog's kill teams", KILL_TEAMS),
     "/v1/operatives": _get(

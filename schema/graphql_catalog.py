@@ -214,13 +214,16 @@ def _report() -> CatalogReport:
         digest=data["digest"],
         sources=[
             CatalogSource(
-                path=s["path"], format=s["format"], name=s["name"],
+                path=s["path"],
+                format=s["format"],
+                name=s["name"],
                 profiles_found=s.get("profilesFound", 0),
                 imported_clean=s.get("importedClean", 0),
-                with_team_rules=s.get("withTeamRules", 0), problems=s.get("problems", 0),
+                with_team_rules=s.get("withTeamRules", 0),
+                problems=s.get("problems", 0),
             )
             for s in data["sources"]
-        ],  # fmt: skip
+        ],
         counts=CatalogCounts(
             kill_teams=data["counts"]["killTeams"],
             operatives=data["counts"]["operatives"],

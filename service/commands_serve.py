@@ -3,8 +3,8 @@
 Settings come from `KILLMATH_*` environment variables (see `service.settings`); the flags
 choose where to listen, how many worker processes to run and (`--catalog`, the same as
 `KILLMATH_CATALOG`) which catalog sources to serve; those are read once here first, so a
-source that cannot be read stops the start with one message and exit status 2. Each worker builds its own
-app through the `service.app:create_app` factory.
+source that cannot be read stops the start with one message and exit status 2. Each worker
+builds its own app through the `service.app:create_app` factory.
 """
 
 from __future__ import annotations

@@ -109,14 +109,26 @@ OPERATIVE_PAGE = _object(
 )
 PROBLEM = _object(
     {
-        "kind": {"enum": ["UNREADABLE_STATLINE", "UNKNOWN_RULE", "UNKNOWN_WEAPON_TYPE",
-                          "UNRESOLVED_LINK", "UNREACHED", "EMPTY"]},  # fmt: skip
+        "kind": {
+            "enum": [
+                "UNREADABLE_STATLINE",
+                "UNKNOWN_RULE",
+                "UNKNOWN_WEAPON_TYPE",
+                "UNRESOLVED_LINK",
+                "UNREACHED",
+                "EMPTY",
+            ]
+        },
         "where": {"type": "string"},
         "message": {"type": "string"},
     }
 )
-COUNTS = _object({k: {"type": "integer"} for k in
-                  ("profilesFound", "importedClean", "withTeamRules", "problems")})  # fmt: skip
+COUNTS = _object(
+    {
+        k: {"type": "integer"}
+        for k in ("profilesFound", "importedClean", "withTeamRules", "problems")
+    }
+)
 IMPORTED = _object(
     {
         "format": {"enum": list(FORMATS)},
@@ -143,15 +155,27 @@ CATALOG = _object(
         "digest": {"type": "string", "description": "SHA-256 of the catalog's content"},
         "sources": {
             "type": "array",
-            "items": _object({"path": {"type": "string"}, "format": {"type": "string"},
-                              "name": {"type": "string"}}),  # fmt: skip
+            "items": _object(
+                {
+                    "path": {"type": "string"},
+                    "format": {"type": "string"},
+                    "name": {"type": "string"},
+                }
+            ),
         },
-        "counts": _object({k: {"type": "integer"} for k in
-                           ("killTeams", "operatives", "weaponProfiles", "problems")}),  # fmt: skip
+        "counts": _object(
+            {
+                k: {"type": "integer"}
+                for k in ("killTeams", "operatives", "weaponProfiles", "problems")
+            }
+        ),
         "problems": {
             "type": "array",
-            "items": {**PROBLEM, "required": ["source", *PROBLEM["required"]],
-                      "properties": {"source": {"type": "string"}, **PROBLEM["properties"]}},
+            "items": {
+                **PROBLEM,
+                "required": ["source", *PROBLEM["required"]],
+                "properties": {"source": {"type": "string"}, **PROBLEM["properties"]},
+            },
         },
     }
 )

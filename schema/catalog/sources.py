@@ -73,8 +73,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
-def unique_ids(items: Sequence[T], base: Callable[[T], str], source_id: Callable[[T], str]
-               ) -> list[str]:  # fmt: skip
+def unique_ids(
+    items: Sequence[T], base: Callable[[T], str], source_id: Callable[[T], str]
+) -> list[str]:
     """Slugs made unique deterministically: every member of a clash gets its source id's
     slug appended, or its position in the clash where source ids do not tell them apart."""
     bases = [base(i) or "unnamed" for i in items]
@@ -106,32 +107,49 @@ def _weapons(op_id: str, profiles: list[ImportedProfile]) -> tuple[Weapon, ...]:
     for profile, profile_id in zip(profiles, ids, strict=True):
         assert profile.type is not None
         weapon, part = _split_name(profile)
-        grouped.setdefault((weapon, profile.type), []).append(WeaponProfile(
-            id=f"{op_id}.{profile_id}", operative_id=op_id, weapon=weapon, profile=part,
-            type=profile.type, attacks=profile.attacks, hit=profile.hit,
-            normal_damage=profile.normal_damage, critical_damage=profile.critical_damage,
-            rules=profile.rules,
-        ))  # fmt: skip
+        grouped.setdefault((weapon, profile.type), []).append(
+            WeaponProfile(
+                id=f"{op_id}.{profile_id}",
+                operative_id=op_id,
+                weapon=weapon,
+                profile=part,
+                type=profile.type,
+                attacks=profile.attacks,
+                hit=profile.hit,
+                normal_damage=profile.normal_damage,
+                critical_damage=profile.critical_damage,
+                rules=profile.rules,
+            )
+        )
     return tuple(Weapon(name, kind, tuple(ps)) for (name, kind), ps in grouped.items())
 
 
 def _usable(op: ImportedOperative, source: str, problems: list[CatalogProblem]) -> bool:
     if not op.name:
         for p in op.profiles:
-            problems.append(CatalogProblem(source, Problem(
-                p.where, f"{p.name}: no operative carries this profile", "UNREACHED")))  # fmt: skip
+            problems.append(
+                CatalogProblem(
+                    source,
+                    Problem(p.where, f"{p.name}: no operative carries this profile", "UNREACHED"),
+                )
+            )
         return False
     missing = [s for s in ("APL", "MOVE", "SAVE", "WOUNDS") if s not in op.stats]
     if missing or op.stats["WOUNDS"] > MAX_WOUNDS:
         why = f"no {', '.join(missing)}" if missing else f"WOUNDS above {MAX_WOUNDS}"
-        problems.append(CatalogProblem(source, Problem(
-            op.where, f"operative {op.name!r} left out: {why}", "UNREADABLE_STATLINE")))  # fmt: skip
+        problems.append(
+            CatalogProblem(
+                source,
+                Problem(op.where, f"operative {op.name!r} left out: {why}", "UNREADABLE_STATLINE"),
+            )
+        )
         return False
     return True
 
 
-def _kill_teams(results: list[tuple[str, ImportResult]], problems: list[CatalogProblem]
-                ) -> list[KillTeam]:  # fmt: skip
+def _kill_teams(
+    results: list[tuple[str, ImportResult]], problems: list[CatalogProblem]
+) -> list[KillTeam]:
     teams: dict[tuple[str, str, str], list[ImportedOperative]] = {}
     for source, result in results:
         for op in result.operatives:
@@ -148,12 +166,20 @@ def _kill_teams(results: list[tuple[str, ImportResult]], problems: list[CatalogP
         for op, op_slug in zip(members, op_ids, strict=True):
             op_id = f"{team_id}.{op_slug}"
             typed = [p for p in op.profiles if p.type is not None]
-            operatives.append(Operative(
-                id=op_id, kill_team_id=team_id, name=op.name, keywords=op.keywords,
-                apl=op.stats["APL"], move=op.stats["MOVE"], save=op.stats["SAVE"],
-                wounds=op.stats["WOUNDS"], defensive_rules=(),
-                weapons=_weapons(op_id, typed),
-            ))  # fmt: skip
+            operatives.append(
+                Operative(
+                    id=op_id,
+                    kill_team_id=team_id,
+                    name=op.name,
+                    keywords=op.keywords,
+                    apl=op.stats["APL"],
+                    move=op.stats["MOVE"],
+                    save=op.stats["SAVE"],
+                    wounds=op.stats["WOUNDS"],
+                    defensive_rules=(),
+                    weapons=_weapons(op_id, typed),
+                )
+            )
         faction = members[0].kill_team.faction
         out.append(KillTeam(team_id, key[2], faction, key[0], tuple(operatives)))
     return out
@@ -171,8 +197,10 @@ def _import(path: str) -> list[ImportResult]:
 
     where = Path(path)
     if not where.is_dir() and where.suffix.lower() != ".json":
-        raise SourceError(f"{path}: expected a BattleScribe directory (.gst and .cat files) "
-                          "or a .json file (ktdash, killteamjson)")  # fmt: skip
+        raise SourceError(
+            f"{path}: expected a BattleScribe directory (.gst and .cat files) "
+            "or a .json file (ktdash, killteamjson)"
+        )
     try:
         return import_path(where)
     except InputError as exc:
@@ -201,5 +229,13 @@ def load_sources(spec: str, ruleset: str = "kt2024") -> Catalog:
     operatives = {o.id: o for t in teams for o in t.operatives}
     profiles = {p.id: p for o in operatives.values() for p in o.profiles()}
     content = digest(teams)
-    return Catalog(ruleset, content[:16], tuple(teams), operatives, profiles, content,
-                   tuple(sources), tuple(problems))  # fmt: skip
+    return Catalog(
+        ruleset,
+        content[:16],
+        tuple(teams),
+        operatives,
+        profiles,
+        content,
+        tuple(sources),
+        tuple(problems),
+    )

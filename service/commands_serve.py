@@ -19,7 +19,6 @@ def _check_catalog(sources: str | None) -> str | None:
     with one clear line instead of a traceback per worker. The error message, or None."""
     if sources is None:
         return None
-    os.environ["KILLMATH_CATALOG"] = sources  # every worker reads its settings from here
     from schema.catalog import install
     from schema.catalog.sources import SourceError, load_sources
 
@@ -27,6 +26,7 @@ def _check_catalog(sources: str | None) -> str | None:
         install(load_sources(sources))  # a single worker (this process) serves it as is
     except SourceError as exc:
         return str(exc)
+    os.environ["KILLMATH_CATALOG"] = sources  # every worker reads its settings from here
     return None
 
 

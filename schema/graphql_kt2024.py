@@ -53,8 +53,8 @@ def _as_result(mode: str | None, answer: Any) -> Any:
     if isinstance(answer, dict):
         return MatchupError(**answer)
     if mode in RESULTS:
-        return RESULTS[mode].of(answer.output, answer.key, answer.cached)
-    return RulesetResult(result=answer.output, canonical_key=answer.key, cached=answer.cached)
+        return RESULTS[mode].of(answer.output, answer.key, answer.cached, answer.ignored)
+    return RulesetResult(result=answer.body(), canonical_key=answer.key, cached=answer.cached)
 
 
 def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, Any]) -> type:
@@ -64,7 +64,7 @@ def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, A
 
     async def resolver(info: Info, input: typed) -> result:
         answer = await info.context["service"].one(to_body(input), RULESET, mode)
-        return result.of(answer.output, answer.key, answer.cached)
+        return result.of(answer.output, answer.key, answer.cached, answer.ignored)
 
     fields[mode] = strawberry.field(resolver=resolver, description=f"one kt2024 {mode}")
     matchup["__annotations__"][mode] = typed | None

@@ -7,6 +7,7 @@ distribution values ("outOfAction"), and the JSON is exactly what REST and the C
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import strawberry
@@ -35,9 +36,15 @@ class ShootResult:
     kill_probability_by_round_exact: list[str] | None
     canonical_key: str
     cached: bool
+    ignored_rules: list[str] | None = strawberry.field(
+        default=None,
+        description="weapon rules left out under options.unknownRules IGNORE (null otherwise)",
+    )
 
     @classmethod
-    def of(cls, output: dict[str, Any], key: str, cached: bool) -> ShootResult:
+    def of(
+        cls, output: dict[str, Any], key: str, cached: bool, ignored: Sequence[str] | None = None
+    ) -> ShootResult:
         return cls(
             damage_distribution=entries(output["damageDistribution"]),
             expected_damage=output["expectedDamage"],
@@ -48,6 +55,7 @@ class ShootResult:
             kill_probability_by_round_exact=output.get("killProbabilityByRoundExact"),
             canonical_key=key,
             cached=cached,
+            ignored_rules=None if ignored is None else list(ignored),
         )
 
 
@@ -78,14 +86,21 @@ class FightResult:
     fighter_b: FighterResult = strawberry.field(name="fighterB")
     canonical_key: str
     cached: bool
+    ignored_rules: list[str] | None = strawberry.field(
+        default=None,
+        description="weapon rules left out under options.unknownRules IGNORE (null otherwise)",
+    )
 
     @classmethod
-    def of(cls, output: dict[str, Any], key: str, cached: bool) -> FightResult:
+    def of(
+        cls, output: dict[str, Any], key: str, cached: bool, ignored: Sequence[str] | None = None
+    ) -> FightResult:
         return cls(
             fighter_a=FighterResult.of(output["fighterA"]),
             fighter_b=FighterResult.of(output["fighterB"]),
             canonical_key=key,
             cached=cached,
+            ignored_rules=None if ignored is None else list(ignored),
         )
 
 
@@ -126,6 +141,10 @@ class GridCell:
     kill_probability: float
     kill_probability_exact: str | None
     damage_at_least: list[DamageAtLeast]
+    ignored_rules: list[str] | None = strawberry.field(
+        default=None,
+        description="weapon rules left out under options.unknownRules IGNORE (null otherwise)",
+    )
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> GridCell:
@@ -138,6 +157,7 @@ class GridCell:
             kill_probability=row["killProbability"],
             kill_probability_exact=row.get("killProbabilityExact"),
             damage_at_least=[DamageAtLeast(**e) for e in row["damageAtLeast"]],
+            ignored_rules=row.get("ignoredRules"),
         )
 
 

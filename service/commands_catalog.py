@@ -49,9 +49,11 @@ def _import(args: argparse.Namespace) -> int:
             else:
                 results = import_path(Path(name))
         except (InputError, OSError) as exc:
-            error = exc if isinstance(exc, InputError) else InputError(
-                "INVALID_INPUT", "file", f"{name}: {exc}"
-            )  # fmt: skip
+            error = (
+                exc
+                if isinstance(exc, InputError)
+                else InputError("INVALID_INPUT", "file", f"{name}: {exc}")
+            )
             _print({"source": name, "error": error.as_json()})
             status = 1
             continue
@@ -68,7 +70,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import", help="import ktdash / killteamjson JSON, BattleScribe files or directories"
     )
-    p.add_argument("paths", nargs="+", metavar="path",
-                   help="files or BattleScribe directories ('-' for stdin)")  # fmt: skip
+    p.add_argument(
+        "paths", nargs="+", metavar="path", help="files or BattleScribe directories ('-' for stdin)"
+    )
     p.add_argument("--format", choices=FORMATS, help="skip format detection")
     p.set_defaults(run=_import)

@@ -49,6 +49,7 @@ class Job:
     mode: Mode
     scenario: Any
     key: str
+    ignored: tuple[str, ...] | None = None  # rules left out under unknownRules IGNORE
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,21 @@ class Result:
     key: str
     output: Output
     cached: bool
+    ignored: tuple[str, ...] | None = None
+
+    def body(self) -> Output:
+        """The engine's answer, with `ignoredRules` when the request asked for IGNORE."""
+        return references.with_ignored(self.output, self.ignored)
 
 
 def prepare(envelope: Any, mode: str | None = None) -> Job:
-    """Expand catalog references, validate, key. Raises InputError."""
-    handler, scenario = registry.resolve(references.expand(envelope), mode)
-    return Job(handler, scenario, handler.cache_key(scenario))
+    """Expand catalog references, validate, key. Raises InputError.
+
+    The cache key is that of the scenario with the rules applied; the rules ignored belong
+    to this request, not to the cached answer, so they travel on the job."""
+    expanded, ignored = references.expand_rules(envelope)
+    handler, scenario = registry.resolve(expanded, mode)
+    return Job(handler, scenario, handler.cache_key(scenario), ignored)
 
 
 MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded
@@ -181,11 +191,11 @@ class Computer:
         answers: list[Result | InputError] = []
         for job in jobs:
             if job.key in found:
-                answers.append(Result(job.key, found[job.key], True))
+                answers.append(Result(job.key, found[job.key], True, job.ignored))
             elif isinstance(computed[job.key], InputError):
                 answers.append(computed[job.key])
             else:
-                answers.append(Result(job.key, computed[job.key], False))
+                answers.append(Result(job.key, computed[job.key], False, job.ignored))
         return answers
 
     async def _compute(self, jobs: list[Job]) -> None:
@@ -243,7 +253,7 @@ class Computer:
         hot = self.cache.l1.get(job.key)  # the common case, without the machinery below
         if hot is not None:
             metrics.L1_HIT.inc()
-            return Result(job.key, hot, True)
+            return Result(job.key, hot, True, job.ignored)
         (answer,) = await self.within_budget(self.results([job]))
         if isinstance(answer, InputError):
             raise answer
@@ -271,4 +281,4 @@ class Computer:
 
 def result_body(result: Result) -> dict[str, Any]:
     """An answer with the two service members of kt2024.md §10 added."""
-    return {**result.output, "canonicalKey": result.key, "cached": result.cached}
+    return {**result.body(), "canonicalKey": result.key, "cached": result.cached}

@@ -50,6 +50,7 @@ PROFILE = _object(
         "WR": {"type": "string"},
         "fields": {**OBJECT, "description": "engine attacker (ranged) or fighter (melee) fields"},
         "noNumericEffect": STRINGS,
+        "unknown": {**STRINGS, "description": "rules not understood (a kill team's own)"},
     }
 )
 OPERATIVE = _object(
@@ -106,6 +107,28 @@ OPERATIVE_PAGE = _object(
         ),
     }
 )
+PROBLEM = _object(
+    {
+        "kind": {
+            "enum": [
+                "UNREADABLE_STATLINE",
+                "UNKNOWN_RULE",
+                "UNKNOWN_WEAPON_TYPE",
+                "UNRESOLVED_LINK",
+                "UNREACHED",
+                "EMPTY",
+            ]
+        },
+        "where": {"type": "string"},
+        "message": {"type": "string"},
+    }
+)
+COUNTS = _object(
+    {
+        k: {"type": "integer"}
+        for k in ("profilesFound", "importedClean", "withTeamRules", "problems")
+    }
+)
 IMPORTED = _object(
     {
         "format": {"enum": list(FORMATS)},
@@ -120,9 +143,39 @@ IMPORTED = _object(
                 }
             ),
         },
+        "counts": COUNTS,
+        "problemKinds": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "problems": {"type": "array", "items": PROBLEM},
+    }
+)
+CATALOG = _object(
+    {
+        "ruleset": {"type": "string"},
+        **VERSION,
+        "digest": {"type": "string", "description": "SHA-256 of the catalog's content"},
+        "sources": {
+            "type": "array",
+            "items": _object(
+                {
+                    "path": {"type": "string"},
+                    "format": {"type": "string"},
+                    "name": {"type": "string"},
+                }
+            ),
+        },
+        "counts": _object(
+            {
+                k: {"type": "integer"}
+                for k in ("killTeams", "operatives", "weaponProfiles", "problems")
+            }
+        ),
         "problems": {
             "type": "array",
-            "items": _object({"where": {"type": "string"}, "message": {"type": "string"}}),
+            "items": {
+                **PROBLEM,
+                "required": ["source", *PROBLEM["required"]],
+                "properties": {"source": {"type": "string"}, **PROBLEM["properties"]},
+            },
         },
     }
 )
@@ -157,6 +210,10 @@ PATHS: dict[str, Any] = {
         "400",
         "422",
         parameters=[{**_query("text", {"type": "string"}, "weapon rules"), "required": True}],
+    ),
+    "/v1/catalog": _get(
+        "the catalog served: version (a digest of its content), sources, counts, problems",
+        CATALOG,
     ),
     "/v1/kill-teams": _get("the catalog's kill teams", KILL_TEAMS),
     "/v1/operatives": _get(

@@ -1,6 +1,7 @@
 """REST routes of the catalog under /v1: weapon-rule parsing, operatives, profiles, imports.
 
 * `GET /v1/weapon-rules?text=...` — the `killmath rules` JSON;
+* `GET /v1/catalog` — the catalog served: version, digest, sources, counts, problems;
 * `GET /v1/kill-teams` — the catalog's kill teams and its version;
 * `GET /v1/operatives?killTeam=&keyword=&name=&first=&after=` — a page of operatives;
 * `GET /v1/operatives/{id}`, `GET /v1/weapon-profiles/{id}` — one of each (404 if unknown);
@@ -66,6 +67,10 @@ async def weapon_rules(request: Request) -> Response:
             "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
         )
     return JSONResponse(parse_rules(text).as_json())
+
+
+async def catalog_report(request: Request) -> Response:
+    return JSONResponse(catalog().report())
 
 
 async def kill_teams(request: Request) -> Response:
@@ -149,6 +154,7 @@ openapi_paths = openapi_catalog.PATHS
 
 routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
+    Route("/v1/catalog", catalog_report, methods=["GET"]),
     Route("/v1/kill-teams", kill_teams, methods=["GET"]),
     Route("/v1/operatives", operatives, methods=["GET"]),
     Route("/v1/operatives/{id}", by_id(lambda c: c.operatives, "operative"), methods=["GET"]),

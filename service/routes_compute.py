@@ -14,7 +14,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from engine.errors import InputError
-from schema import registry
+from schema import references, registry
 from service import grid as grids
 from service.compute import Computer, Result, result_body
 from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
@@ -40,7 +40,7 @@ async def batch(request: Request) -> Response:
         raise InputError("LIMIT_EXCEEDED", "", f"a batch holds at most {limit} envelopes", limit)
     answers = await computer(request).many(envelopes)
     return JSONResponse(
-        [a.output if isinstance(a, Result) else {"error": a.as_json()} for a in answers]
+        [a.body() if isinstance(a, Result) else {"error": a.as_json()} for a in answers]
     )
 
 
@@ -57,7 +57,8 @@ async def run_grid(service: Computer, grid: grids.GridRequest) -> dict[str, Any]
             for index, answer in zip(grids.indices(grid), answers, strict=True):
                 if isinstance(answer, InputError):
                     raise answer
-                out.append(grids.cell(index, answer.key, answer.output, thresholds))
+                row = grids.cell(index, answer.key, answer.output, thresholds)
+                out.append(references.with_ignored(row, answer.ignored))
             return out
 
         cells = await service.in_pool(rows)

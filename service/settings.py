@@ -78,6 +78,13 @@ class Settings(BaseSettings):
         [], description="comma-separated allowed browser origins; empty = no CORS headers"
     )
 
+    # data (schema.catalog.sources)
+    catalog: str | None = Field(
+        None,
+        description="comma-separated catalog sources (BattleScribe directories, ktdash or "
+        "killteamjson .json files); unset = the bundled starter catalog",
+    )
+
     log_level: str = "INFO"
 
     @field_validator("api_keys", mode="before")

@@ -36,7 +36,10 @@ def test_battlescribe_links_resolve_across_catalogues_and_the_gst() -> None:
     # an operative of another catalogue drafted by a root entryLink, with a .gst entry
     drafted = ops[("Test Agents", "tr-gunner-b")]
     assert [p.name for p in drafted.profiles] == [
-        "Plasma rifle (standard)", "Plasma rifle (supercharge)", "Frag charge"]  # fmt: skip
+        "Plasma rifle (standard)",
+        "Plasma rifle (supercharge)",
+        "Frag charge",
+    ]
     assert {p.weapon for p in drafted.profiles[:2]} == {"Plasma rifle"}
     # both Gunners of Troopers are there, told apart by their entry ids
     assert ops[("Test Troopers", "tr-gunner-a")].name == ops[("Test Troopers", "tr-gunner-b")].name
@@ -69,7 +72,11 @@ def test_battlescribe_every_profile_imported_or_listed_with_its_kind() -> None:
     assert stave.rules.team_rules == ("*Soulstrike",)
     # 9 profile definitions: 1 unreadable, 2 with rules not understood (1 a team rule)
     assert result.counts().as_json() == {
-        "profilesFound": 9, "importedClean": 6, "withTeamRules": 1, "problems": 4}  # fmt: skip
+        "profilesFound": 9,
+        "importedClean": 6,
+        "withTeamRules": 1,
+        "problems": 4,
+    }
 
 
 def test_a_catalogue_alone_reports_the_links_it_cannot_follow() -> None:
@@ -85,7 +92,10 @@ def test_ktdash_export_tables_joined_by_ids() -> None:
     ops = _by_team(result)
     boss = ops[("Test Raiders", "TST-RAID-BOSS")]
     assert [p.source_id for p in boss.profiles] == [
-        "TST-RAID-BOSS-PP-0", "TST-RAID-BOSS-PP-1", "TST-RAID-BOSS-AX-0"]  # seq order  # fmt: skip
+        "TST-RAID-BOSS-PP-0",
+        "TST-RAID-BOSS-PP-1",
+        "TST-RAID-BOSS-AX-0",
+    ]  # seq order
     assert boss.profiles[1].rules.fields == {"lethal": 5, "piercing": 1}
     assert boss.profiles[2].type == "melee"
     # two operative types share a name; their ids tell them apart
@@ -103,7 +113,11 @@ def test_ktdash_export_tables_joined_by_ids() -> None:
         ("UNRESOLVED_LINK", "weapons[5]"),
     ]
     assert result.counts().as_json() == {
-        "profilesFound": 8, "importedClean": 3, "withTeamRules": 2, "problems": 7}  # fmt: skip
+        "profilesFound": 8,
+        "importedClean": 3,
+        "withTeamRules": 2,
+        "problems": 7,
+    }
 
 
 def test_killteamjson_factions_generation() -> None:
@@ -123,11 +137,28 @@ def test_killteamjson_factions_generation() -> None:
 def test_both_killteamjson_generations_read_alike() -> None:
     """The newer generation (kill teams with opTypes, ATK/HIT/DMG/WR) gives the same
     profiles as the factions generation (A/BS/D/SR) for the same datacard."""
-    newer = {"killteamId": "VET", "killteamName": "Test Veterans", "opTypes": [{
-        "opTypeId": "VET-SGT", "opTypeName": "Veteran Sergeant", "MOVE": '6"', "APL": "3",
-        "SAVE": "3+", "WOUNDS": "13", "weapons": [{"wepId": "BP", "wepName": "Bolt pistol",
-        "wepType": "R", "profiles": [{"ATK": "4", "HIT": "3+", "DMG": "3/4",
-                                      "WR": 'Rng 8"'}]}]}]}  # fmt: skip
+    newer = {
+        "killteamId": "VET",
+        "killteamName": "Test Veterans",
+        "opTypes": [
+            {
+                "opTypeId": "VET-SGT",
+                "opTypeName": "Veteran Sergeant",
+                "MOVE": '6"',
+                "APL": "3",
+                "SAVE": "3+",
+                "WOUNDS": "13",
+                "weapons": [
+                    {
+                        "wepId": "BP",
+                        "wepName": "Bolt pistol",
+                        "wepType": "R",
+                        "profiles": [{"ATK": "4", "HIT": "3+", "DMG": "3/4", "WR": 'Rng 8"'}],
+                    }
+                ],
+            }
+        ],
+    }
     new = import_text(json.dumps(newer)).operatives[0]
     (old, *_) = import_path(FACTIONS)[0].operatives
     assert new.stats == old.stats
@@ -152,7 +183,10 @@ def test_cli_import_files_and_directories(capsys: pytest.CaptureFixture[str]) ->
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["format"] for line in lines] == ["battlescribe-cat", "killteamjson-factions"]
     assert lines[0]["problemKinds"] == {
-        "UNKNOWN_RULE": 2, "UNREADABLE_STATLINE": 1, "UNRESOLVED_LINK": 1}  # fmt: skip
+        "UNKNOWN_RULE": 2,
+        "UNREADABLE_STATLINE": 1,
+        "UNRESOLVED_LINK": 1,
+    }
     assert lines[1]["source"] == str(FACTIONS)
 
 

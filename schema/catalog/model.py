@@ -53,6 +53,7 @@ class WeaponProfile:
             **stats.datacard(self),
             "fields": self.attacker_fields(),
             "noNumericEffect": list(self.rules.no_numeric_effect),
+            "unknown": list(self.rules.unknown),
         }
 
 
@@ -149,6 +150,25 @@ class Catalog:
     kill_teams: tuple[KillTeam, ...]
     operatives: dict[str, Operative]
     profiles: dict[str, WeaponProfile]
+    digest: str = ""  # SHA-256 of the content (schema.catalog.sources.digest)
+    sources: tuple[Any, ...] = ()  # schema.catalog.sources.Source, one per source read
+    problems: tuple[Any, ...] = ()  # schema.catalog.sources.CatalogProblem
+
+    def report(self) -> dict[str, Any]:
+        """`GET /v1/catalog`: version, digest, sources, counts and every problem."""
+        return {
+            "ruleset": self.ruleset,
+            "catalogVersion": self.version,
+            "digest": self.digest,
+            "sources": [s.as_json() for s in self.sources],
+            "counts": {
+                "killTeams": len(self.kill_teams),
+                "operatives": len(self.operatives),
+                "weaponProfiles": len(self.profiles),
+                "problems": len(self.problems),
+            },
+            "problems": [p.as_json() for p in self.problems],
+        }
 
     @property
     def key(self) -> str:

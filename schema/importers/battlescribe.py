@@ -127,8 +127,10 @@ class _System:
         if key in self._reported:
             return
         self._reported.add(key)
-        message = (f"{_local(link.tag)} {link.get('name', '')!r} names {key[1]!r}, which no "
-                   "file of the game system defines")  # fmt: skip
+        message = (
+            f"{_local(link.tag)} {link.get('name', '')!r} names {key[1]!r}, which no "
+            "file of the game system defines"
+        )
         self.problems.append(Problem(self.where(owner), message, UNRESOLVED_LINK))
 
     def cells(self, profile: ET.Element) -> dict[str, str]:
@@ -257,9 +259,17 @@ def _profile(
     wr = cells.get("WR", "")
     where = f"{system.where(profile)} ({owner}/{name})" if owner else system.where(profile)
     try:
-        return read_profile(name, kind, cells.get("ATK"), cells.get("HIT"), cells.get("DMG"),
-                            "" if wr == "-" else wr, profile.get("id", ""),
-                            where, weapon)  # fmt: skip
+        return read_profile(
+            name,
+            kind,
+            cells.get("ATK"),
+            cells.get("HIT"),
+            cells.get("DMG"),
+            "" if wr == "-" else wr,
+            profile.get("id", ""),
+            where,
+            weapon,
+        )
     except ValueError as exc:
         problems.append(Problem(where, f"{name}: {exc}"))
         return None
@@ -285,17 +295,20 @@ def import_system(docs: list[Document]) -> ImportResult:
             _walk(system, op, reached)
             where = system.where(op.entry)
             cells = {_STAT_ALIASES.get(k, k): v for k, v in op.cells.items()}
-            operatives.append(ImportedOperative(
-                name=op.name,
-                stats=read_stats(dict(cells), problems, where),
-                keywords=system.keywords(op.entry),
-                profiles=_weapons(system, op.weapons, op.name, problems),
-                source_id=op.entry.get("id", ""),
-                kill_team=team,
-                where=where,
-            ))  # fmt: skip
-    weapons = [p for d in docs for p in d.root.iter()
-               if _local(p.tag) == "profile" and _is_weapon(p)]  # fmt: skip
+            operatives.append(
+                ImportedOperative(
+                    name=op.name,
+                    stats=read_stats(dict(cells), problems, where),
+                    keywords=system.keywords(op.entry),
+                    profiles=_weapons(system, op.weapons, op.name, problems),
+                    source_id=op.entry.get("id", ""),
+                    kill_team=team,
+                    where=where,
+                )
+            )
+    weapons = [
+        p for d in docs for p in d.root.iter() if _local(p.tag) == "profile" and _is_weapon(p)
+    ]
     loose = [(p, "") for p in weapons if id(p) not in reached]
     if loose:
         team = ImportedKillTeam(docs[0].root.get("id", ""), docs[0].root.get("name", ""))

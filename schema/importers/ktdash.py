@@ -46,8 +46,12 @@ _TEAM_KEYS = ("opTypes", "operatives", "fireteams")
 
 # ktdash's weapon types: R ranged, M melee; P (psychic) weapons are shot like ranged ones
 _TYPES: dict[str, WeaponType] = {
-    "r": "ranged", "ranged": "ranged", "p": "ranged", "m": "melee", "melee": "melee",
-}  # fmt: skip
+    "r": "ranged",
+    "ranged": "ranged",
+    "p": "ranged",
+    "m": "melee",
+    "melee": "melee",
+}
 
 # the last segment of a rule-object id, when its text is not simply the segment capitalised
 _RULE_IDS: dict[str, str] = {
@@ -141,10 +145,15 @@ def _operatives(team: Mapping[str, Any]) -> list[tuple[str, Any]]:
     fireteams = _get(team, "fireteams")
     if isinstance(fireteams, list):
         # an operative's id is unique within its fireteam only: keep the fireteam's id
-        return [(f"fireteams[{fi}].operatives[{oi}]",
-                 {"fireteamid": _get(ft, "fireteamid"), **op} if isinstance(op, Mapping) else op)
-                for fi, ft in enumerate(fireteams) if isinstance(ft, Mapping)
-                for oi, op in enumerate(_get(ft, "operatives", "opTypes") or [])]  # fmt: skip
+        return [
+            (
+                f"fireteams[{fi}].operatives[{oi}]",
+                {"fireteamid": _get(ft, "fireteamid"), **op} if isinstance(op, Mapping) else op,
+            )
+            for fi, ft in enumerate(fireteams)
+            if isinstance(ft, Mapping)
+            for oi, op in enumerate(_get(ft, "operatives", "opTypes") or [])
+        ]
     return []
 
 
@@ -178,16 +187,25 @@ def _profiles(
         source_id = _text(_get(prof, "wepprofileId")) or (
             _id(op_id, wep_id, pi if own is None else own) if op_id and wep_id else ""
         )
-        kind = _kind(_get(prof, "wepType", "weptype", "type"),
-                     _get(weapon, "wepType", "weptype", "type"))  # fmt: skip
+        kind = _kind(
+            _get(prof, "wepType", "weptype", "type"), _get(weapon, "wepType", "weptype", "type")
+        )
         if source_id:
             where = f"{where} ({source_id})"
         try:
-            out.append(read_profile(
-                full, kind, _get(prof, "ATK", "A"), _get(prof, "HIT", "BS", "WS"),
-                _get(prof, "DMG", "D"), _rules(_get(prof, "WR", "SR")), source_id, where,
-                wname,
-            ))  # fmt: skip
+            out.append(
+                read_profile(
+                    full,
+                    kind,
+                    _get(prof, "ATK", "A"),
+                    _get(prof, "HIT", "BS", "WS"),
+                    _get(prof, "DMG", "D"),
+                    _rules(_get(prof, "WR", "SR")),
+                    source_id,
+                    where,
+                    wname,
+                )
+            )
         except ValueError as exc:
             problems.append(Problem(where, f"{full or 'profile'}: {exc}"))
     return out
@@ -266,24 +284,39 @@ def _export_teams(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _orphans(data: Mapping[str, Any], teams: list[dict[str, Any]]) -> list[Problem]:
     """Export rows whose parent id is missing: listed, since no operative carries them."""
     op_ids = {_text(_get(op, "opTypeId")) for t in teams for op in t["opTypes"]}
-    wep_ids = {_text(_get(w, "wepId")) for t in teams for op in t["opTypes"]
-               for w in op["weapons"]}  # fmt: skip
+    wep_ids = {_text(_get(w, "wepId")) for t in teams for op in t["opTypes"] for w in op["weapons"]}
     out = []
     for i, w in enumerate(_get(data, "weapons") or []):
         if isinstance(w, Mapping) and _text(_get(w, "opTypeId")) not in op_ids:
-            out.append(Problem(f"weapons[{i}]", f"names opTypeId {_get(w, 'opTypeId')!r}, "
-                               "which no optype has", "UNRESOLVED_LINK"))  # fmt: skip
+            out.append(
+                Problem(
+                    f"weapons[{i}]",
+                    f"names opTypeId {_get(w, 'opTypeId')!r}, which no optype has",
+                    "UNRESOLVED_LINK",
+                )
+            )
     for i, p in enumerate(_get(data, "weaponprofiles") or []):
         if isinstance(p, Mapping) and _text(_get(p, "wepId")) not in wep_ids:
-            out.append(Problem(f"weaponprofiles[{i}]", f"names wepId {_get(p, 'wepId')!r}, "
-                               "which no weapon has", "UNRESOLVED_LINK"))  # fmt: skip
+            out.append(
+                Problem(
+                    f"weaponprofiles[{i}]",
+                    f"names wepId {_get(p, 'wepId')!r}, which no weapon has",
+                    "UNRESOLVED_LINK",
+                )
+            )
     return out
 
 
 def _count(teams: list[Any]) -> int:
-    return sum(len(_get(w, "profiles") or []) for t in teams if isinstance(t, Mapping)
-               for _, op in _operatives(t) if isinstance(op, Mapping)
-               for w in _get(op, "weapons") or [] if isinstance(w, Mapping))  # fmt: skip
+    return sum(
+        len(_get(w, "profiles") or [])
+        for t in teams
+        if isinstance(t, Mapping)
+        for _, op in _operatives(t)
+        if isinstance(op, Mapping)
+        for w in _get(op, "weapons") or []
+        if isinstance(w, Mapping)
+    )
 
 
 def import_json(data: Any) -> ImportResult:
@@ -296,9 +329,13 @@ def import_json(data: Any) -> ImportResult:
         found = len(_get(data, "weaponprofiles") or [])
     elif shape == FACTIONS:
         items = data if isinstance(data, list) else [data]
-        teams = [{**t, "factionname": _get(f, "factionname", "factionName")}
-                 for f in items if isinstance(f, Mapping)
-                 for t in _get(f, "killteams") or [] if isinstance(t, Mapping)]  # fmt: skip
+        teams = [
+            {**t, "factionname": _get(f, "factionname", "factionName")}
+            for f in items
+            if isinstance(f, Mapping)
+            for t in _get(f, "killteams") or []
+            if isinstance(t, Mapping)
+        ]
         found = _count(teams)
     else:
         teams = data if isinstance(data, list) else [data]
@@ -319,8 +356,9 @@ def import_json(data: Any) -> ImportResult:
         )
         ops = _operatives(team)
         if not ops:
-            problems.append(Problem(where or "$", "no operatives found (opTypes/operatives)",
-                                    "EMPTY"))  # fmt: skip
+            problems.append(
+                Problem(where or "$", "no operatives found (opTypes/operatives)", "EMPTY")
+            )
         for at, op in ops:
             at = f"{where}.{at}".lstrip(".")
             if isinstance(op, Mapping):

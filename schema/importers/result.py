@@ -122,8 +122,12 @@ class Counts:
     problems: int
 
     def as_json(self) -> dict[str, int]:
-        return {"profilesFound": self.found, "importedClean": self.clean,
-                "withTeamRules": self.team_rules, "problems": self.problems}  # fmt: skip
+        return {
+            "profilesFound": self.found,
+            "importedClean": self.clean,
+            "withTeamRules": self.team_rules,
+            "problems": self.problems,
+        }
 
 
 @dataclass(frozen=True)
@@ -177,8 +181,9 @@ def finish(
             if p.rules.unknown:
                 extra.append(Problem(p.where, f"{p.name}: {_unknown(p.rules)}", UNKNOWN_RULE))
             if p.type is None:
-                extra.append(Problem(p.where, f"{p.name}: neither ranged nor melee",
-                                     UNKNOWN_WEAPON_TYPE))  # fmt: skip
+                extra.append(
+                    Problem(p.where, f"{p.name}: neither ranged nor melee", UNKNOWN_WEAPON_TYPE)
+                )
     if not operatives and all(p.kind != EMPTY for p in problems):
         extra.append(Problem("", "no operatives or weapon profiles found", EMPTY))
     return ImportResult(format, name, tuple(operatives), (*problems, *extra), found)

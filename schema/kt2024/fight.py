@@ -12,9 +12,9 @@ from engine.kt2024.fight_canonical import fight_key
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from schema import registry, report
 from schema.fields import Count, RuleRange
-from schema.models import ApiModel, engine_model, validate
+from schema.models import ApiModel, engine_model, engine_value, validate
 
-from .common import attack_dice_limits, check_elite
+from .common import RuleOptions, attack_dice_limits, check_elite
 
 FighterModel = engine_model(
     Fighter,
@@ -23,7 +23,10 @@ FighterModel = engine_model(
     "A fighter: the attack-dice fields with the fight's smaller dice limits, plus §2.2's own.",
 )
 FightOptionsModel = engine_model(
-    FightOptions, {"rounds": Count(5, minimum=1)}, "Who acts first, sequences, exact output."
+    FightOptions,
+    {"rounds": Count(5, minimum=1)},
+    "Who acts first, sequences, exact output.",
+    base=RuleOptions,
 )
 
 
@@ -38,7 +41,7 @@ class FightRequest(ApiModel):
         return Fight(
             Fighter(**self.fighter_a.model_dump()),
             Fighter(**self.fighter_b.model_dump()),
-            FightOptions(**self.options.model_dump()),
+            engine_value(FightOptions, self.options),
         )
 
 

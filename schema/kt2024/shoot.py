@@ -10,9 +10,9 @@ from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, 
 from engine.kt2024.canonical import shoot_key
 from schema import registry, report
 from schema.fields import Count, RuleRange
-from schema.models import ApiModel, engine_model, validate
+from schema.models import ApiModel, engine_model, engine_value, validate
 
-from .common import attack_dice_limits, check_elite
+from .common import RuleOptions, attack_dice_limits, check_elite
 
 AttackerModel = engine_model(
     Attacker,
@@ -37,7 +37,10 @@ DefenderModel = engine_model(
     "The target: its defence dice, saves and defensive rules (§2.1).",
 )
 ShootOptionsModel = engine_model(
-    ShootOptions, {"rounds": Count(10, minimum=1)}, "Rounds of identical attacks; exact output."
+    ShootOptions,
+    {"rounds": Count(10, minimum=1)},
+    "Rounds of identical attacks; exact output.",
+    base=RuleOptions,
 )
 
 
@@ -52,7 +55,7 @@ class ShootRequest(ApiModel):
         return Shoot(
             Attacker(**self.attacker.model_dump()),
             Defender(**self.defender.model_dump()),
-            ShootOptions(**self.options.model_dump()),
+            engine_value(ShootOptions, self.options),
         )
 
 

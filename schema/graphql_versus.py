@@ -36,6 +36,9 @@ class VersusCell:
     kill_probability_exact: str | None
     canonical_key: str
     cached: bool
+    ignored_rules: list[str] | None = strawberry.field(
+        description='rules the cell was computed without (unknownRules: "IGNORE")'
+    )
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> "VersusCell":
@@ -48,6 +51,7 @@ class VersusCell:
             kill_probability_exact=row.get("killProbabilityExact"),
             canonical_key=row["canonicalKey"],
             cached=row["cached"],
+            ignored_rules=row.get("ignoredRules"),
         )
 
 

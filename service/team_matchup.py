@@ -47,6 +47,7 @@ from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
 from schema.fields import StrictModel
 from schema.limits import team_matchup_too_large
+from schema.references import IGNORED
 from service import grid as grids
 from service.compute import Job, Result, encode, prepare_raw
 
@@ -251,13 +252,18 @@ def _worse(row: dict[str, Any]) -> tuple[Fraction | float, Fraction | float]:
 
 
 VALUES = ("expectedDamage", "killProbability", "expectedDamageTaken")
-VALUES += ("attackerIncapacitatedProbability",)
+VALUES += ("attackerIncapacitatedProbability", IGNORED)
 
 
 def _values(row: dict[str, Any]) -> dict[str, Any]:
-    """A cell's numbers, exact siblings included (max() below keeps the first of equals,
-    which is the datacard-order tie rule)."""
+    """A cell's numbers, exact siblings included, and the rules it was computed without
+    (max() below keeps the first of equals, which is the datacard-order tie rule)."""
     return {k: v for k, v in row.items() if k.removesuffix("Exact") in VALUES}
+
+
+def _ignored(answer: Result) -> dict[str, Any]:
+    """`ignoredRules` of a cell computed under `unknownRules: "IGNORE"` (service.compute)."""
+    return {} if answer.ignored is None else {IGNORED: list(answer.ignored)}
 
 
 def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
@@ -274,6 +280,7 @@ def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
                 "situation": s,
                 **_values(summary),
                 "canonicalKey": answer.key,
+                **_ignored(answer),
             }
         )
     return rows
@@ -322,6 +329,7 @@ def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
                 **_side(b, "expectedDamageTaken", "expectedDamageDealtExact"),
                 **_side(a, "attackerIncapacitatedProbability", "incapacitatedProbabilityExact"),
                 "canonicalKey": answer.key,
+                **_ignored(answer),
             }
         )
     return rows

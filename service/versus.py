@@ -38,4 +38,5 @@ def row(of: Cell, answer: Result) -> dict[str, Any]:
         **{k: v for k, v in summary.items() if k != "damageAtLeast"},
         "canonicalKey": answer.key,
         "cached": answer.cached,
+        **({} if answer.ignored is None else {"ignoredRules": list(answer.ignored)}),
     }

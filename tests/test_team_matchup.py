@@ -12,13 +12,16 @@ import csv
 import io
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 
 import jsonschema
 import pytest
 from starlette.testclient import TestClient
 
+import schema.catalog as catalogs
 from schema.answers.team_matchup import TeamMatchupAnswer
 from schema.catalog import catalog
+from schema.catalog.sources import load_sources
 from service import team_matchup as teams
 from service.app import create_app
 from service.settings import Settings
@@ -430,3 +433,63 @@ def test_graphql_errors_carry_the_field(client: TestClient) -> None:
     (error,) = answer["errors"]
     assert error["extensions"]["field"] == "attackers.killTeamId"
     assert answer["data"] is None
+
+
+USERS_CATALOG = ",".join(
+    str(Path(__file__).resolve().parent / "fixtures" / name)
+    for name in ("battlescribe_system", "ktdash_export.json", "killteamjson_factions.json")
+)
+SPLINTER = "test-raiders.raider-warrior-tst-raid-war.splinter-gun"
+KNIFE = "test-veterans.gunner-vet-spc-gnr.knife"
+
+
+@pytest.fixture
+def users_catalog() -> Iterator[TestClient]:
+    """Our fixture catalog (team rules included) served in place of the bundled one."""
+    catalogs.install(load_sources(USERS_CATALOG))
+    try:
+        yield from _client()
+    finally:
+        catalogs._installed.clear()
+
+
+def test_unknown_rules_refused_by_default_naming_the_profile(users_catalog: TestClient) -> None:
+    raiders = {"attackers": {"killTeamId": "test-raiders"},
+               "defenders": {"killTeamId": "test-raiders"}}  # fmt: skip
+    response = users_catalog.post("/v1/team-matchup", json=raiders)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "attackers"
+    assert SPLINTER in error["message"] and "'*Poison'" in error["message"]
+    explicit = {**raiders, "options": {"unknownRules": "REFUSE"}}
+    assert users_catalog.post("/v1/team-matchup", json=explicit).json()["error"] == error
+
+
+def test_unknown_rules_ignored_cell_by_cell(users_catalog: TestClient) -> None:
+    options = {"unknownRules": "IGNORE", "exact": True}
+    body = {"attackers": {"killTeamId": "test-raiders"},
+            "defenders": {"killTeamId": "test-raiders"}, "options": options}  # fmt: skip
+    answer = _post(users_catalog, "/v1/team-matchup", body)
+    assert answer["cells"]
+    for cell in answer["cells"]:
+        single = _post(users_catalog, "/v1/shoot", {
+            "attacker": {"operativeId": cell["attacker"], "weaponProfileId": cell["weaponProfile"]},
+            "defender": {"operativeId": cell["defender"]}, "options": options})  # fmt: skip
+        assert cell["ignoredRules"] == single["ignoredRules"]
+        assert cell["canonicalKey"] == single["canonicalKey"]
+        assert cell["killProbabilityExact"] == single["killProbabilityExact"]
+    assert {tuple(c["ignoredRules"]) for c in answer["cells"] if c["weaponProfile"] == SPLINTER} == {
+        ("*Poison",)}  # fmt: skip
+    for best in answer["best"]:
+        cell = next(c for c in answer["cells"] if c["weaponProfile"] == best["weaponProfile"])
+        assert best["ignoredRules"] == cell["ignoredRules"]
+    melee = {"attackers": {"killTeamId": "test-veterans"},
+             "defenders": {"killTeamId": "test-veterans"}, "options": options, "melee": {}}  # fmt: skip
+    fights = _post(users_catalog, "/v1/team-matchup", melee)["melee"]["cells"]
+    knives = [c for c in fights if c["weaponProfile"] == KNIFE]
+    assert knives and all("Blaze *" in c["ignoredRules"] for c in knives)
+    refused = users_catalog.post("/v1/team-matchup", json={**melee, "options": {}})
+    error = refused.json()["error"]  # the first fight refused is one the knife fights back in
+    assert (
+        refused.status_code == 400 and error["field"] == "defenders" and KNIFE in error["message"]
+    )

@@ -19,6 +19,9 @@ class Numbers(Answer):
     expectedDamageExact: str | None = None
     killProbability: float
     killProbabilityExact: str | None = None
+    ignoredRules: list[str] | None = Field(
+        None, description='rules the cell was computed without (unknownRules: "IGNORE")'
+    )
 
 
 class FightNumbers(Numbers):

@@ -8,6 +8,7 @@ engine fields, which is all the engine ever sees of the catalog.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -102,6 +103,13 @@ class Operative:
         return [p for w in self.weapons for p in w.profiles]
 
     def as_json(self) -> dict[str, Any]:
+        """The operative's JSON view, built once: the catalog never changes while it is
+        served, and a page of operatives was mostly the rendering of its profiles' fields
+        (3–5 ms a page of 20). Read only: callers copy it to add members."""
+        return self._json
+
+    @functools.cached_property
+    def _json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "killTeamId": self.kill_team_id,

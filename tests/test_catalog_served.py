@@ -109,24 +109,26 @@ def test_rest_batch_and_grid_with_unknown_rules(url: str) -> None:
 
 
 def test_graphql_catalog_and_unknown_rules(url: str) -> None:
-    data = _gql(url, """{ catalog { version digest counts { killTeams operatives problems }
+    data = _gql(url, """query($id: String!) {
+      catalog { version digest counts { killTeams operatives problems }
         sources { format profilesFound importedClean withTeamRules problems }
         problems { source kind where } }
-      weaponProfile(id: "%s") { id unknown noNumericEffect }
-      operatives(filter: {killTeamId: "test-raiders"}) { totalCount edges { node { id } } } }"""
-                % SPLINTER)["data"]  # fmt: skip
+      weaponProfile(id: $id) { id unknown noNumericEffect }
+      operatives(filter: {killTeamId: "test-raiders"}) { totalCount edges { node { id } } } }""",
+                {"id": SPLINTER})["data"]  # fmt: skip
     assert data["catalog"]["counts"] == {"killTeams": 4, "operatives": 10, "problems": 12}
     assert [s["format"] for s in data["catalog"]["sources"]] == [
         "battlescribe-cat", "ktdash-export", "killteamjson-factions"]  # fmt: skip
     assert data["weaponProfile"]["unknown"] == ["*Poison"]
     assert data["operatives"]["totalCount"] == 3
-    query = """query($rules: UnknownRules) {
-      shoot(input: {attacker: {weaponProfileId: "%s"}, defender: {operativeId: "%s"},
+    query = """query($rules: UnknownRules, $profile: String, $target: String) {
+      shoot(input: {attacker: {weaponProfileId: $profile}, defender: {operativeId: $target},
                     options: {unknownRules: $rules}}) { expectedDamage ignoredRules canonicalKey } }
-    """ % (SPLINTER, BOSS)  # fmt: skip
-    ignored = _gql(url, query, {"rules": "IGNORE"})["data"]["shoot"]
+    """
+    ids = {"profile": SPLINTER, "target": BOSS}
+    ignored = _gql(url, query, {"rules": "IGNORE", **ids})["data"]["shoot"]
     assert ignored["ignoredRules"] == ["*Poison"]
-    refused = _gql(url, query, {"rules": "REFUSE"})
+    refused = _gql(url, query, {"rules": "REFUSE", **ids})
     assert refused["errors"][0]["extensions"]["field"] == "attacker.weaponProfileId"
     rest = httpx.post(f"{url}/v1/shoot", json={"attacker": {"weaponProfileId": SPLINTER},
         "defender": {"operativeId": BOSS}, "options": {"unknownRules": "IGNORE"}}).json()  # fmt: skip

@@ -110,7 +110,7 @@ def test_an_unknown_json_shape_stops_the_load(tmp_path: Path) -> None:
 
 def test_a_directory_that_is_not_a_game_system(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "import_ktdash.json", tmp_path)
-    with pytest.raises(SourceError, match="no .gst or .cat files"):
+    with pytest.raises(SourceError, match=r"no \.gst or \.cat files"):
         load_sources(str(tmp_path))
 
 

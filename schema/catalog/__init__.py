@@ -23,7 +23,7 @@ from schema.catalog.model import (
     Weapon,
     WeaponProfile,
 )
-from schema.catalog.sources import Source, digest
+from schema.catalog.provenance import Source, digest
 from schema.weapon_rules import parse_rules
 
 __all__ = [

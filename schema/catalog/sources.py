@@ -24,17 +24,14 @@ Ids are stable across reloads of the same data, readable, and unique:
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-import orjson
+from typing import TypeVar
 
 from schema.catalog.model import Catalog, KillTeam, Operative, Weapon, WeaponProfile
+from schema.catalog.provenance import CatalogProblem, Source, digest
 from schema.importers.result import ImportedOperative, ImportedProfile, ImportResult, Problem
 
 T = TypeVar("T")
@@ -43,28 +40,6 @@ MAX_WOUNDS = 50  # the engine's defender limit (kt2024.md §12)
 
 class SourceError(Exception):
     """A catalog source that cannot be read; the message names it."""
-
-
-@dataclass(frozen=True)
-class Source:
-    """One source as loaded: where from, its format, and its import counts."""
-
-    path: str
-    format: str
-    name: str
-    counts: dict[str, int]
-
-    def as_json(self) -> dict[str, Any]:
-        return {"path": self.path, "format": self.format, "name": self.name, **self.counts}
-
-
-@dataclass(frozen=True)
-class CatalogProblem:
-    source: str
-    problem: Problem
-
-    def as_json(self) -> dict[str, str]:
-        return {"source": self.source, **self.problem.as_json()}
 
 
 def slug(text: str) -> str:
@@ -183,12 +158,6 @@ def _kill_teams(
         faction = members[0].kill_team.faction
         out.append(KillTeam(team_id, key[2], faction, key[0], tuple(operatives)))
     return out
-
-
-def digest(teams: Sequence[KillTeam]) -> str:
-    """SHA-256 of the catalog as the API shows it (kill teams, operatives, profiles)."""
-    content = [[t.as_json(), [o.as_json() for o in t.operatives]] for t in teams]
-    return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def _import(path: str) -> list[ImportResult]:

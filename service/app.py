@@ -45,6 +45,7 @@ ROUTE_MODULES: list[str] = [
     "service.routes_health",
     "service.routes_catalog",
     "service.openapi",
+    "service.pages",
 ]
 
 log = logging.getLogger("killmath.app")

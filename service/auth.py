@@ -3,7 +3,11 @@
 With `KILLMATH_API_KEYS` set, every request needs `Authorization: Bearer <key>` except the
 PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the cluster, guarded
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
-and tools fetch it before they have a key). Public is an allow-list, so a route added later is
+and tools fetch it before they have a key), and the pages a person opens (`/`, `/docs`,
+`/readme`, their `/static/` assets, and GraphiQL: a browser's GET of `/graphql` with no query
+string, which can only render the page, never run a document): they are static, carry no data,
+and a browser cannot send a key before a page has loaded; the API calls they make need the key.
+Public is an allow-list, so a route added later is
 protected without anyone remembering to protect it; an unknown path without a key is 401, not
 404, which also tells a scanner nothing about which routes exist.
 
@@ -46,7 +50,8 @@ from service.settings import Settings
 
 log = logging.getLogger("killmath.auth")
 
-PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+PUBLIC = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json", "/", "/docs", "/readme"})
+ASSETS = "/static/"
 REALM = 'Bearer realm="killmath"'
 
 
@@ -162,6 +167,18 @@ def limiter(settings: Settings) -> Limiter | None:
     return local
 
 
+def _public(scope: Scope) -> bool:
+    path = scope["path"]
+    if path in PUBLIC or path.startswith(ASSETS):
+        return True
+    return (
+        path == "/graphql"
+        and scope["method"] == "GET"
+        and not scope["query_string"]
+        and any(name == b"accept" and b"text/html" in value for name, value in scope["headers"])
+    )
+
+
 def _bearer(scope: Scope) -> str | None:
     """The token of an `Authorization: Bearer <token>` header (scheme in any case)."""
     for name, value in scope["headers"]:
@@ -188,7 +205,7 @@ class AccessControl:
         self.limiter = limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in PUBLIC:
+        if scope["type"] != "http" or _public(scope):
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)

@@ -14,6 +14,7 @@ import orjson
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 from strawberry.asgi import GraphQL
@@ -22,7 +23,7 @@ from engine.errors import InputError
 from schema.graphql import build_schema
 from schema.limits import too_many_matchups, versus_too_large
 from service import grid as grids
-from service import metrics, versus
+from service import metrics, pages, versus
 from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode
 from service.graphql_uploads import only_uploads
@@ -99,6 +100,10 @@ class KillmathGraphQL(GraphQL):
             "response": response,
             "service": Service(app.state.computer, app.state.settings),
         }
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """The service's own GraphiQL page, its assets served locally (service.pages)."""
+        return pages.graphiql(request)
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)

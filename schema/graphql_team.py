@@ -51,34 +51,21 @@ class TeamMeleeInput:
     options: FIGHT_OPTIONS | None = UNSET
 
 
-@from_pydantic.type(model=answers.ShotCell, all_fields=True)
-class TeamShotCell:
-    pass
+def output_type(model: type, name: str) -> type:
+    """The GraphQL output type of an answer model, every member as the model has it (nested
+    models first: strawberry finds their types by model)."""
+    return from_pydantic.type(model=model, all_fields=True)(type(name, (), {}))
 
 
-@from_pydantic.type(model=answers.BestShot, all_fields=True)
-class TeamBestShot:
-    pass
-
-
-@from_pydantic.type(model=answers.FightCell, all_fields=True)
-class TeamFightCell:
-    pass
-
-
-@from_pydantic.type(model=answers.BestFight, all_fields=True)
-class TeamBestFight:
-    pass
-
-
-@from_pydantic.type(model=answers.MeleeAnswer, all_fields=True)
-class TeamMelee:
-    pass
-
-
-@from_pydantic.type(model=answers.TeamMatchupAnswer, all_fields=True)
-class TeamMatchup:
-    pass
+for _model, _name in (
+    (answers.ShotCell, "TeamShotCell"),
+    (answers.BestShot, "TeamBestShot"),
+    (answers.FightCell, "TeamFightCell"),
+    (answers.BestFight, "TeamBestFight"),
+    (answers.MeleeAnswer, "TeamMelee"),
+):
+    output_type(_model, _name)
+TeamMatchup = output_type(answers.TeamMatchupAnswer, "TeamMatchup")
 
 
 @strawberry.type

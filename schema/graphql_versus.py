@@ -12,47 +12,23 @@ team: a fight needs both sides' weapons and strategies (`teamMatchup` with `mele
 (No `from __future__ import annotations`: strawberry reads these annotations itself.)
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
-import strawberry
 from strawberry.dataloader import DataLoader
 from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
+from schema.answers import team_matchup as answers
 from schema.graphql_inputs import to_body
 from schema.graphql_kt2024 import shoot_inputs
+from schema.graphql_team import output_type
 
 _, _, SHOOT_OPTIONS, SITUATION = shoot_inputs()
 
 
-@strawberry.type(description="One ranged profile shooting one operative (a /v1/shoot)")
-class VersusCell:
-    weapon_profile: str
-    defender: str
-    expected_damage: float
-    expected_damage_exact: str | None
-    kill_probability: float
-    kill_probability_exact: str | None
-    canonical_key: str
-    cached: bool
-    ignored_rules: list[str] | None = strawberry.field(
-        description='rules the cell was computed without (unknownRules: "IGNORE")'
-    )
-
-    @classmethod
-    def of(cls, row: dict[str, Any]) -> "VersusCell":
-        return cls(
-            weapon_profile=row["weaponProfile"],
-            defender=row["defender"],
-            expected_damage=row["expectedDamage"],
-            expected_damage_exact=row.get("expectedDamageExact"),
-            kill_probability=row["killProbability"],
-            kill_probability_exact=row.get("killProbabilityExact"),
-            canonical_key=row["canonicalKey"],
-            cached=row["cached"],
-            ignored_rules=row.get("ignoredRules"),
-        )
+VersusCell = output_type(answers.VersusCell, "VersusCell")
 
 
 def _key(cell: tuple[Any, ...]) -> bytes:
@@ -67,41 +43,31 @@ def _loader(info: Info) -> DataLoader:
     return context["versus"]
 
 
-async def _cells(
-    info: Info, profiles: list[tuple[str, str]], operative_ids: list[str], situation, options
-) -> list[VersusCell]:
-    situation_body = to_body(situation) if situation else {}
-    options_body = to_body(options) if options else {}
-    cells = [
-        (operative_id, profile_id, defender, situation_body, options_body)
-        for operative_id, profile_id in profiles
-        for defender in operative_ids
-    ]
-    rows = await _loader(info).load_many(cells)
-    return [VersusCell.of(row) for row in rows]
+def _resolver(profiles: Callable[[Any], list[tuple[str, str]]]) -> Callable[..., Any]:
+    """A `versus` resolver over the (operative id, ranged profile id) pairs of its parent."""
+
+    async def versus(
+        root: Any,
+        info: Info,
+        operative_ids: list[str],
+        situation: SITUATION | None = UNSET,
+        options: SHOOT_OPTIONS | None = UNSET,
+    ) -> list[VersusCell]:
+        situation_body = to_body(situation) if situation else {}
+        options_body = to_body(options) if options else {}
+        cells = [
+            (operative_id, profile_id, defender, situation_body, options_body)
+            for operative_id, profile_id in profiles(root)
+            for defender in operative_ids
+        ]
+        rows = await _loader(info).load_many(cells)
+        return [VersusCell.from_pydantic(answers.VersusCell.model_validate(r)) for r in rows]
+
+    return versus
 
 
 DESCRIPTION = "each ranged profile against each operative (one batch per level; none for melee)"
-
-
-async def profile_versus(
-    root: Any,
-    info: Info,
-    operative_ids: list[str],
-    situation: SITUATION | None = UNSET,
-    options: SHOOT_OPTIONS | None = UNSET,
-) -> list[VersusCell]:
-    if root.type != "ranged":
-        return []
-    return await _cells(info, [(root.operative_id, root.id)], operative_ids, situation, options)
-
-
-async def operative_versus(
-    root: Any,
-    info: Info,
-    operative_ids: list[str],
-    situation: SITUATION | None = UNSET,
-    options: SHOOT_OPTIONS | None = UNSET,
-) -> list[VersusCell]:
-    profiles = [(root.id, p.id) for w in root.weapons for p in w.profiles if p.type == "ranged"]
-    return await _cells(info, profiles, operative_ids, situation, options)
+profile_versus = _resolver(lambda p: [(p.operative_id, p.id)] if p.type == "ranged" else [])
+operative_versus = _resolver(
+    lambda op: [(op.id, p.id) for w in op.weapons for p in w.profiles if p.type == "ranged"]
+)

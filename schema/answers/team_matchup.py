@@ -85,3 +85,12 @@ class TeamMatchupAnswer(Answer):
     best: list[BestShot]
     melee: MeleeAnswer | None = Field(None, description="present when the request asked")
     cachedCells: int = Field(description="cells answered from the cache")
+
+
+class VersusCell(Numbers):
+    """GraphQL `versus`: one ranged profile shooting one operative (a `/v1/shoot`)."""
+
+    weaponProfile: str
+    defender: str
+    canonicalKey: str
+    cached: bool

@@ -47,6 +47,7 @@ QUERY_CLASSES: list[str] = [
     "schema.graphql_kt2024:Kt2024Query",
     "schema.graphql_rulesets:RulesetQuery",
     "schema.graphql_catalog:CatalogQuery",
+    "schema.graphql_team:TeamMatchupQuery",
 ]
 
 

@@ -20,6 +20,7 @@ from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.graphql_outputs import engine_fields, output_type
+from schema.graphql_versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
 from schema.importers import import_text
 from schema.weapon_rules import format_rules, parse_rules
 
@@ -49,6 +50,11 @@ class WeaponProfile:
         description="engine attacker (ranged) or fighter fields"
     )
     no_numeric_effect: list[str]
+    unknown: list[str] = strawberry.field(
+        description="weapon rules not understood (a kill team's own): a matchup naming this "
+        "profile is refused, or computed without them under unknownRules: IGNORE"
+    )
+    versus: list[VersusCell] = strawberry.field(resolver=profile_versus, description=DESCRIPTION)
 
     @classmethod
     def of(cls, p: catalog_model.WeaponProfile) -> "WeaponProfile":
@@ -66,6 +72,7 @@ class WeaponProfile:
             weapon_rules=format_rules(p.rules.fields, p.rules.no_numeric_effect),
             fields=p.attacker_fields(),
             no_numeric_effect=list(p.rules.no_numeric_effect),
+            unknown=list(p.rules.unknown),
         )
 
 
@@ -97,6 +104,7 @@ class Operative:
     defender: Kt2024Fields = strawberry.field(
         description="engine defender fields as a shooting target"
     )
+    versus: list[VersusCell] = strawberry.field(resolver=operative_versus, description=DESCRIPTION)
 
     @classmethod
     def of(cls, op: catalog_model.Operative) -> "Operative":
@@ -164,7 +172,79 @@ class WeaponRules:
 
 
 @strawberry.type
+class CatalogSource:
+    path: str
+    format: str
+    name: str
+    profiles_found: int
+    imported_clean: int
+    with_team_rules: int
+    problems: int
+
+
+@strawberry.type
+class CatalogProblem:
+    source: str
+    kind: str = strawberry.field(
+        description="UNREADABLE_STATLINE, UNKNOWN_RULE, UNKNOWN_WEAPON_TYPE, UNRESOLVED_LINK, "
+        "UNREACHED or EMPTY"
+    )
+    where: str
+    message: str
+
+
+@strawberry.type
+class CatalogCounts:
+    kill_teams: int
+    operatives: int
+    weapon_profiles: int
+    problems: int
+
+
+@strawberry.type
+class CatalogReport:
+    ruleset: str
+    version: str = strawberry.field(description="changes whenever the content does")
+    digest: str = strawberry.field(description="SHA-256 of the catalog's content")
+    sources: list[CatalogSource]
+    counts: CatalogCounts
+    problems: list[CatalogProblem]
+
+
+def _report() -> CatalogReport:
+    data = catalog().report()
+    return CatalogReport(
+        ruleset=data["ruleset"],
+        version=data["catalogVersion"],
+        digest=data["digest"],
+        sources=[
+            CatalogSource(
+                path=s["path"],
+                format=s["format"],
+                name=s["name"],
+                profiles_found=s.get("profilesFound", 0),
+                imported_clean=s.get("importedClean", 0),
+                with_team_rules=s.get("withTeamRules", 0),
+                problems=s.get("problems", 0),
+            )
+            for s in data["sources"]
+        ],
+        counts=CatalogCounts(
+            kill_teams=data["counts"]["killTeams"],
+            operatives=data["counts"]["operatives"],
+            weapon_profiles=data["counts"]["weaponProfiles"],
+            problems=data["counts"]["problems"],
+        ),
+        problems=[CatalogProblem(**p) for p in data["problems"]],
+    )
+
+
+@strawberry.type
 class CatalogQuery:
+    @strawberry.field(description="the catalog served: version, sources, counts, problems")
+    def catalog(self) -> CatalogReport:
+        return _report()
+
     @strawberry.field(description="version of the bundled operative catalog")
     def catalog_version(self) -> str:
         return catalog().version

@@ -11,6 +11,7 @@ computes exactly as for REST and the CLI, and raises GraphQL errors carrying the
 reads the resolvers' annotations as the objects themselves.)
 """
 
+import functools
 import logging
 import typing
 from typing import Any
@@ -43,12 +44,39 @@ def _single(mode: str, model: type, fields: dict[str, Any], matchup: dict[str, A
 
     async def resolver(info: Info, input: typed) -> result:
         answer = await info.context["service"].one(to_body(input), RULESET, mode)
-        return tagged(results, answer.output, answer.key, answer.cached)
+        return tagged(results, answer.body(), answer.key, answer.cached)
 
     fields[mode] = strawberry.field(resolver=resolver, description=f"one kt2024 {mode}")
     matchup["__annotations__"][mode] = typed | None
     matchup[mode] = strawberry.field(default=UNSET)
     return typed
+
+
+@functools.cache
+def shoot_inputs() -> tuple[type, type, type, type]:
+    """The kt2024 shooting attacker, defender, options and situation input types (the grid's
+    and the team matchup's), built once (the shoot mode must be registered)."""
+    parts = registry.modes(RULESET)["shoot"].model.model_fields
+    attacker_in = input_type(
+        parts["attacker"].annotation,
+        "Kt2024ShootAttacker",
+        references.role_members("attacker"),
+    )
+    defender_in = input_type(
+        parts["defender"].annotation,
+        "Kt2024ShootDefender",
+        references.role_members("defender"),
+    )
+    options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
+
+    @strawberry.input(description="Overrides laid over every attacker/defender pair")
+    class SituationInput:
+        name: str | None = UNSET
+        attacker: attacker_in | None = UNSET
+        defender: defender_in | None = UNSET
+        options: options_in | None = UNSET
+
+    return attacker_in, defender_in, options_in, SituationInput
 
 
 def build() -> type:
@@ -59,31 +87,13 @@ def build() -> type:
 
     if shoot_model is not None:
         _single("shoot", shoot_model, fields, matchup)
-        parts = shoot_model.model_fields
-        attacker_in = input_type(
-            parts["attacker"].annotation,
-            "Kt2024ShootAttacker",
-            references.role_members("attacker"),
-        )
-        defender_in = input_type(
-            parts["defender"].annotation,
-            "Kt2024ShootDefender",
-            references.role_members("defender"),
-        )
-        options_in = input_type(parts["options"].annotation, "Kt2024ShootOptions")
-
-        @strawberry.input(description="Overrides laid over every attacker/defender pair")
-        class SituationInput:
-            name: str | None = UNSET
-            attacker: attacker_in | None = UNSET
-            defender: defender_in | None = UNSET
-            options: options_in | None = UNSET
+        attacker_in, defender_in, options_in, situation_in = shoot_inputs()
 
         async def matchup_grid(
             info: Info,
             attackers: list[attacker_in],
             defenders: list[defender_in],
-            situations: list[SituationInput] | None = UNSET,
+            situations: list[situation_in] | None = UNSET,
             options: options_in | None = UNSET,
             at_least: list[int] | None = UNSET,
         ) -> MatchupGrid:
@@ -146,7 +156,7 @@ def build() -> type:
         return [
             MatchupError(**answer)
             if isinstance(answer, dict)
-            else tagged(mode.results, answer.output, answer.key, answer.cached)
+            else tagged(mode.results, answer.body(), answer.key, answer.cached)
             for mode, answer in zip(chosen, found, strict=True)
         ]
 

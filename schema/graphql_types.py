@@ -35,6 +35,10 @@ class GridCell:
     kill_probability: float
     kill_probability_exact: str | None
     damage_at_least: list[DamageAtLeast]
+    ignored_rules: list[str] | None = strawberry.field(
+        default=None,
+        description="weapon rules left out under options.unknownRules IGNORE (null otherwise)",
+    )
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> GridCell:
@@ -47,6 +51,7 @@ class GridCell:
             kill_probability=row["killProbability"],
             kill_probability_exact=row.get("killProbabilityExact"),
             damage_at_least=[DamageAtLeast(**e) for e in row["damageAtLeast"]],
+            ignored_rules=row.get("ignoredRules"),
         )
 
 

@@ -19,3 +19,15 @@ def grid_too_large(cells: int, limit: int) -> InputError:
 def too_many_matchups(count: int, limit: int) -> InputError:
     """More GraphQL `matchups` inputs than the limit."""
     return InputError("LIMIT_EXCEEDED", "inputs", f"at most {limit} matchups", limit)
+
+
+def team_matchup_too_large(cells: int, limit: int) -> InputError:
+    """A team matchup's ranged and melee cells above the grid cell limit."""
+    message = f"these teams make {cells} cells (profiles × defenders × situations, and fights), "
+    return InputError("LIMIT_EXCEEDED", "attackers", message + f"at most {limit}", limit)
+
+
+def versus_too_large(cells: int, limit: int) -> InputError:
+    """GraphQL `versus` cells of one query level above the grid cell limit."""
+    message = f"the versus fields of one level ask {cells} cells, at most {limit}"
+    return InputError("LIMIT_EXCEEDED", "operativeIds", message, limit)

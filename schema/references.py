@@ -16,7 +16,10 @@ they are turned into fields, so a ploy granting Balanced to a Ceaseless weapon g
 CEASELESS_AND_BALANCED exactly as the combined datacard text would. Without ids,
 `weaponRules` alone turns an inline attacker's or fighter's rule text into fields
 (`{"attacks": 4, "weaponRules": "Lethal 5+, Prc1"}`). Every rule in it must be understood:
-a silently ignored rule would give a wrong answer. Unknown ids, a profile of
+a silently ignored rule would give a wrong answer — unless the request says
+`options.unknownRules: "IGNORE"`: then the matchup is computed without the rules that were
+not understood (in `weaponRules` text, or a catalog profile's own, such as a kill team's
+`*Poison`) and the answer lists them, verbatim, in `ignoredRules`. Unknown ids, a profile of
 the wrong type, or a profile of another operative are InputErrors naming the field.
 """
 
@@ -45,6 +48,12 @@ ROLES: dict[str, str] = {
 }
 
 RULESETS = frozenset({"kt2024"})
+
+UNKNOWN_RULES = "unknownRules"  # the options member choosing the policy below
+REFUSE = "REFUSE"
+IGNORE = "IGNORE"
+POLICIES = (REFUSE, IGNORE)
+IGNORED = "ignoredRules"  # the answer member listing the rules IGNORE left out
 
 # what each kind of role object may name, with the meaning typed APIs (GraphQL) show for it
 MEMBERS: dict[str, str] = {
@@ -103,14 +112,43 @@ def _profile(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) -> Wea
     return profile
 
 
-def _rule_fields(texts: list[str], role: str) -> dict[str, Any]:
-    """Fields of weapon-rule text, all of which must be understood."""
+class UnknownRules:
+    """What to do with weapon rules that were not understood (`options.unknownRules`):
+    REFUSE (the default) names them in an error; IGNORE computes without them and lists
+    them, verbatim and in order, for the answer's `ignoredRules`."""
+
+    def __init__(self, policy: str = REFUSE) -> None:
+        self.ignore = policy == IGNORE
+        self.ignored: list[str] = []
+
+    def check(self, unknown: tuple[str, ...], field: str, message: str) -> None:
+        if not unknown:
+            return
+        if not self.ignore:
+            hint = f' (options.unknownRules: "{IGNORE}" computes without them)'
+            raise InputError("INVALID_INPUT", field, message + hint)
+        self.ignored.extend(u for u in unknown if u not in self.ignored)
+
+
+def _policy(envelope: Mapping[str, Any]) -> tuple[str, Any]:
+    """`options.unknownRules` and the options without it (the engine never sees it)."""
+    options = envelope.get("options")
+    if not isinstance(options, Mapping) or UNKNOWN_RULES not in options:
+        return REFUSE, options
+    policy = options[UNKNOWN_RULES]
+    if policy not in POLICIES:
+        raise InputError("INVALID_INPUT", f"options.{UNKNOWN_RULES}",
+                         f"expected one of {list(POLICIES)}")  # fmt: skip
+    return policy, {k: v for k, v in options.items() if k != UNKNOWN_RULES}
+
+
+def _rule_fields(texts: list[str], role: str, rules: UnknownRules) -> dict[str, Any]:
+    """Fields of weapon-rule text; rules not understood go to `rules` (refused or ignored)."""
     parsed = parse_rules(texts)
-    if parsed.unknown:
-        reasons = {m.text: m.message for m in parsed.malformed}
-        detail = "; ".join(f"{u!r}" + (f": {reasons[u]}" if u in reasons else "")
-                           for u in parsed.unknown)  # fmt: skip
-        raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", f"not understood: {detail}")
+    reasons = {m.text: m.message for m in parsed.malformed}
+    detail = "; ".join(f"{u!r}" + (f": {reasons[u]}" if u in reasons else "")
+                       for u in parsed.unknown)  # fmt: skip
+    rules.check(parsed.unknown, f"{role}.{EXTRA_RULES}", f"not understood: {detail}")
     return parsed.fields
 
 
@@ -121,19 +159,26 @@ def _extra_rules(body: Mapping[str, Any], role: str) -> str | None:
     return extra
 
 
-def _weapon_fields(profile: WeaponProfile, body: Mapping[str, Any], role: str) -> dict[str, Any]:
+def _weapon_fields(
+    profile: WeaponProfile, body: Mapping[str, Any], role: str, rules: UnknownRules
+) -> dict[str, Any]:
     """The profile's engine fields, with any extra rule text merged into its rules first."""
+    listed = ", ".join(repr(u) for u in profile.rules.unknown)
+    rules.check(profile.rules.unknown, f"{role}.{PROFILE}",
+                f"{profile.id!r} has weapon rules not understood: {listed}")  # fmt: skip
     fields = profile.attacker_fields()
     extra = _extra_rules(body, role)
     if extra is None:
         return fields
-    combined = _rule_fields([format_rules(profile.rules.fields), extra], role)
+    combined = _rule_fields([format_rules(profile.rules.fields), extra], role, rules)
     only = for_shooting if profile.type == "ranged" else for_fighting
     base = {k: v for k, v in fields.items() if k not in profile.rules.fields}
     return {**base, **only(combined)}
 
 
-def _expand_role(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) -> dict[str, Any]:
+def _expand_role(
+    cat: Catalog, body: Mapping[str, Any], role: str, kind: str, rules: UnknownRules
+) -> dict[str, Any]:
     overrides = {k: v for k, v in body.items() if k not in REFERENCE_KEYS}
     if kind == "defender":
         if PROFILE in body or EXTRA_RULES in body:
@@ -146,37 +191,56 @@ def _expand_role(cat: Catalog, body: Mapping[str, Any], role: str, kind: str) ->
     if _id(body, OPERATIVE, role) is None and _id(body, PROFILE, role) is None:
         # an inline profile with its rules as text: the members given explicitly win
         only = for_shooting if kind == "attacker" else for_fighting
-        return {**only(_rule_fields([_extra_rules(body, role) or ""], role)), **overrides}
+        fields = _rule_fields([_extra_rules(body, role) or ""], role, rules)
+        return {**only(fields), **overrides}
     if kind == "attacker":
         profile = _profile(cat, body, role, "ranged")
-        return {**_weapon_fields(profile, body, role), **overrides}
+        return {**_weapon_fields(profile, body, role, rules), **overrides}
     profile = _profile(cat, body, role, "melee")
     operative = cat.operatives[profile.operative_id]
-    return {**operative.fighter_fields(), **_weapon_fields(profile, body, role), **overrides}
+    weapon = _weapon_fields(profile, body, role, rules)
+    return {**operative.fighter_fields(), **weapon, **overrides}
 
 
 def expand(envelope: Any) -> Any:
-    """The envelope with every catalog reference replaced by its inline profile.
+    """The envelope with every catalog reference replaced by its inline profile."""
+    return expand_rules(envelope)[0]
 
-    An envelope without references is returned as is (the same object), so the common inline
-    case costs one scan of a few keys.
+
+def expand_rules(envelope: Any) -> tuple[Any, tuple[str, ...] | None]:
+    """The envelope with every catalog reference replaced by its inline profile and
+    `options.unknownRules` taken out, and the rules ignored (None unless IGNORE was asked).
+
+    The canonical key is then that of the rules applied: an ignored rule is not in the
+    envelope the engine sees. An envelope without references or policy is returned as is
+    (the same object), so the common inline case costs one scan of a few keys.
     """
     if not isinstance(envelope, Mapping):
-        return envelope
+        return envelope, None
     ruleset = envelope.get("ruleset", "kt2024")
     if not isinstance(ruleset, str) or ruleset not in RULESETS:
-        return envelope  # `registry.resolve` names what is wrong with the ruleset
+        return envelope, None  # `registry.resolve` names what is wrong with the ruleset
+    policy, options = _policy(envelope)
     referenced = [
         role
         for role in ROLES
         if isinstance(envelope.get(role), Mapping) and REFERENCE_KEYS & envelope[role].keys()
     ]
-    if not referenced:
-        return envelope
-    from schema.catalog import catalog  # loaded when a request first names it, not at start-up
-
-    cat = catalog(ruleset)
+    if not referenced and options is envelope.get("options"):
+        return envelope, None
     expanded = dict(envelope)
-    for role in referenced:
-        expanded[role] = _expand_role(cat, envelope[role], role, ROLES[role])
-    return expanded
+    if options is not envelope.get("options"):
+        expanded["options"] = options
+    rules = UnknownRules(policy)
+    if referenced:
+        from schema.catalog import catalog  # loaded when a request first names it
+
+        cat = catalog(ruleset)
+        for role in referenced:
+            expanded[role] = _expand_role(cat, envelope[role], role, ROLES[role], rules)
+    return expanded, tuple(rules.ignored) if rules.ignore else None
+
+
+def with_ignored(answer: dict[str, Any], ignored: tuple[str, ...] | None) -> dict[str, Any]:
+    """The answer with `ignoredRules` when the request asked for IGNORE (even if none were)."""
+    return answer if ignored is None else {**answer, IGNORED: list(ignored)}

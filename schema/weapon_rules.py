@@ -25,6 +25,7 @@ anything ⇒ RELENTLESS, because re-rolling every fail already does all the othe
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -117,6 +118,8 @@ _ALIASES: dict[str, str] = {
     "seeklight": "Seek Light",
     "stun": "Stun",
     "concealedposition": "Concealed Position", "concealed": "Concealed Position",
+    "tor": "Torrent",  # ktdash and killteamjson: `Tor 2"`
+    "psychic": "PSYCHIC",  # a weapon keyword other rules refer to (Anti-PSYKER, ...)
 }  # fmt: skip
 
 # Longest alias first, so `piercingcrits` wins over `piercing` and `prccrit` over `prc`;
@@ -128,6 +131,9 @@ _ALIAS_PATTERNS = [
 
 # Separators between rules. Commas inside `Heavy (Dash only, ...)` stay inside the parentheses.
 _SPLIT = re.compile(r"[,;·•|\n]")
+# The marks datacards put beside a rule the kill team's own rules clarify (`*Concealed
+# Position`, `Torrent 0"*`, `Blaze†`), and markdown emphasis (`**PSYCHIC**`).
+_MARKERS = "*†‡'"
 _QUOTES = str.maketrans({"“": '"', "”": '"', "″": '"', "‘": "'", "’": "'", "＂": '"'})
 _SPLASH = re.compile(r'(\d+)\s*"\s*(.+)')  # a distance before the rule: 1" Devastating 2
 _HEAVY = re.compile(r"^\(?\s*(?P<what>[a-z ]*?)\s*(?:only)?\s*\)?$")
@@ -174,6 +180,12 @@ class ParsedRules:
     def understood(self) -> bool:
         """True when every rule was turned into fields or recognised as having no effect."""
         return not self.unknown
+
+    @property
+    def team_rules(self) -> tuple[str, ...]:
+        """Unknown rules written with a team-rule mark (`*Poison`, `Blaze*`): a kill team's
+        own rules, defined on its rules card, which no core-rules engine can apply."""
+        return tuple(u for u in self.unknown if marked(u))
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -286,20 +298,28 @@ class _Collector:
         self.sources.setdefault(name, item)
 
     def add(self, item: str) -> None:
-        splash = _SPLASH.fullmatch(item)
+        """One rule as written. A team-rule mark beside a known rule is not part of its name
+        (`*Torrent 0"` is Torrent 0"); an unknown rule is kept verbatim, mark included."""
+        bare = unmarked(item)
+        splash = _SPLASH.fullmatch(bare)
         after = _identify(splash.group(2)) if splash else None
         if splash and after and after[0] == "devastating":
             self._splash(item, int(splash.group(1)), after[1])
             return
-        found = _identify(item)
+        found = _identify(bare)
         if found is None:
             self.unknown.append(item)
+            if bare == item:
+                self._typo(item)
             return
         rule, arg = found
         try:
             self._add_known(item, rule, arg)
         except _BadValue as exc:
-            self.bad(item, NUMERIC[rule].canonical if rule in NUMERIC else rule, str(exc))
+            self.unknown.append(item)
+            if not self._run_together(item):
+                name = NUMERIC[rule].canonical if rule in NUMERIC else rule
+                self.malformed.append(Malformed(item, name, str(exc)))
 
     def _add_known(self, item: str, rule: str, arg: str) -> None:
         if rule in NUMERIC:
@@ -321,6 +341,30 @@ class _Collector:
             self.rerolls.add(rule)
         else:
             self._no_effect(rule)
+
+    def _run_together(self, item: str) -> bool:
+        """`Lethal 5+ Piercing 1`: reported as two rules missing their comma, not split."""
+        joined = _joined(item)
+        if joined is not None:
+            first, second = joined
+            message = f"two rules without a separator? {first!r} and {second!r}"
+            self.malformed.append(Malformed(item, "", message))
+        return joined is not None
+
+    def _typo(self, item: str) -> None:
+        """An unmarked unknown rule that looks like a known one is reported with what it
+        resembles; it is never corrected, since a wrong guess would change the numbers."""
+        if self._run_together(item):
+            return
+        name = re.sub(r"[\d\s\"+()]+$", "", item.lower()).replace(" ", "")
+        if len(name) < 4:
+            return
+        close = difflib.get_close_matches(name, _NAMES, n=1, cutoff=0.8)
+        if close:
+            rule = _NAMES[close[0]]
+            self.malformed.append(
+                Malformed(item, rule, f"not a known rule; did you mean {rule}? (not corrected)")
+            )
 
     def _splash(self, item: str, inches: int, arg: str) -> None:
         """`1" Devastating 2`: the target takes Devastating 2 like any other; the distance only
@@ -355,6 +399,35 @@ class _Collector:
             unknown=tuple(self.unknown),
             malformed=tuple(self.malformed),
         )
+
+
+def unmarked(item: str) -> str:
+    """The rule without the marks a datacard sets beside it (`*`, `†`, `'`, `**bold**`)."""
+    return item.strip(_MARKERS + " ").strip()
+
+
+def marked(item: str) -> bool:
+    """True for a rule written with a team-rule mark: `*Poison`, `Blaze*`."""
+    return unmarked(item) != item.strip()
+
+
+# every alias and canonical name of four letters or more, for typo reports
+_NAMES: dict[str, str] = {
+    alias: (NUMERIC[rule].canonical if rule in NUMERIC else rule)
+    for alias, rule in _ALIASES.items()
+    if len(alias) >= 4
+}
+
+
+def _joined(item: str) -> tuple[str, str] | None:
+    """`Lethal 5+ Piercing 1`: two known rules run together without a separator."""
+    words = item.split(" ")
+    for cut in range(1, len(words)):
+        first, second = " ".join(words[:cut]), " ".join(words[cut:])
+        parts = [parse_rules(first), parse_rules(second)]
+        if all(p.understood and (p.fields or p.no_numeric_effect) for p in parts):
+            return first, second
+    return None
 
 
 def parse_rules(text: str | Iterable[str]) -> ParsedRules:

@@ -42,6 +42,7 @@ from service.settings import Settings, from_environment
 
 ROUTE_MODULES: list[str] = [
     "service.routes_compute",
+    "service.routes_team",
     "service.routes_graphql",
     "service.routes_health",
     "service.routes_catalog",
@@ -83,7 +84,10 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 
 
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
-    stack = [Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes)]
+    uploads = {path: settings.max_import_bytes for path in ("/v1/import", "/graphql")}
+    stack = [
+        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads)
+    ]
     if settings.compress_min_bytes:
         stack.append(Middleware(Compression, minimum_size=settings.compress_min_bytes))
     if settings.cors_origins:
@@ -126,9 +130,26 @@ async def flush_access_log() -> None:
         logs.ACCESS.flush()
 
 
+def install_catalog(settings: Settings) -> None:
+    """Load, validate and serve the `KILLMATH_CATALOG` sources (once, before any request).
+    Raises schema.catalog.sources.SourceError naming a source that cannot be read."""
+    if settings.catalog:
+        from schema.catalog import catalog, install
+        from schema.catalog.sources import load_sources, paths
+
+        if list(dict.fromkeys(s.path for s in catalog().sources)) == paths(settings.catalog):
+            return  # `killmath serve` loaded it in this very process
+        cat = load_sources(settings.catalog)
+        install(cat)
+        log.info("catalog %s: %d kill teams, %d operatives, %d weapon profiles, %d problems",
+                 cat.version, len(cat.kill_teams), len(cat.operatives), len(cat.profiles),
+                 len(cat.problems))  # fmt: skip
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or from_environment()
     logs.configure(settings.log_level)
+    install_catalog(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -44,7 +44,8 @@ def evaluate_line(line: str | bytes, mode: str | None = None) -> tuple[dict[str,
         error = InputError("INVALID_INPUT", "", f"not valid JSON: {exc}")
         return error_body(error), False
     try:
-        return registry.run(references.expand(envelope), mode), True
+        expanded, ignored = references.expand_rules(envelope)
+        return references.with_ignored(registry.run(expanded, mode), ignored), True
     except InputError as exc:
         return error_body(exc), False
 

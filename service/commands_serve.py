@@ -1,8 +1,10 @@
 """`killmath serve`: run the HTTP service under uvicorn.
 
-Settings come from `KILLMATH_*` environment variables (see `service.settings`); the flags only
-choose where to listen and how many worker processes to run. Each worker builds its own app
-through the `service.app:create_app` factory.
+Settings come from `KILLMATH_*` environment variables (see `service.settings`); the flags
+choose where to listen, how many worker processes to run and (`--catalog`, the same as
+`KILLMATH_CATALOG`) which catalog sources to serve; those are read once here first, so a
+source that cannot be read stops the start with one message and exit status 2. Each worker
+builds its own app through the `service.app:create_app` factory.
 
 With more than one worker (or with `PROMETHEUS_MULTIPROC_DIR` already set), metrics run in
 prometheus-client's multiprocess mode, so `/metrics` counts every worker's requests whichever
@@ -17,12 +19,33 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 
 from service.settings import from_environment
 
 
+def _check_catalog(sources: str | None) -> str | None:
+    """Load the catalog sources once here, so a source that cannot be read stops the start
+    with one clear line instead of a traceback per worker. The error message, or None."""
+    if sources is None:
+        return None
+    from schema.catalog import install
+    from schema.catalog.sources import SourceError, load_sources
+
+    try:
+        install(load_sources(sources))  # a single worker (this process) serves it as is
+    except SourceError as exc:
+        return str(exc)
+    os.environ["KILLMATH_CATALOG"] = sources  # every worker reads its settings from here
+    return None
+
+
 def serve(args: argparse.Namespace) -> int:
+    error = _check_catalog(args.catalog or os.environ.get("KILLMATH_CATALOG") or None)
+    if error is not None:
+        print(f"killmath serve: catalog: {error}", file=sys.stderr)
+        return 2
     settings = from_environment()
     owned = None
     if args.workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -72,4 +95,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--catalog",
+        help="comma-separated catalog sources: BattleScribe directories, ktdash or "
+        "killteamjson .json files (sets KILLMATH_CATALOG; default: the bundled catalog)",
+    )
     parser.set_defaults(run=serve)

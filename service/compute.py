@@ -49,6 +49,7 @@ class Job:
     mode: Mode
     scenario: Any
     key: str
+    ignored: tuple[str, ...] | None = None  # rules left out under unknownRules IGNORE
 
 
 @dataclass(frozen=True)
@@ -57,16 +58,25 @@ class Result:
     output: Output
     tier: Tier | None
     """The cache tier that had the answer; None when it was computed for this request."""
+    ignored: tuple[str, ...] | None = None
 
     @property
     def cached(self) -> bool:
         return self.tier is not None
 
+    def body(self) -> Output:
+        """The engine's answer, with `ignoredRules` when the request asked for IGNORE."""
+        return references.with_ignored(self.output, self.ignored)
+
 
 def prepare(envelope: Any, mode: str | None = None) -> Job:
-    """Expand catalog references, validate, key. Raises InputError."""
-    handler, scenario = registry.resolve(references.expand(envelope), mode)
-    return Job(handler, scenario, handler.cache_key(scenario))
+    """Expand catalog references, validate, key. Raises InputError.
+
+    The cache key is that of the scenario with the rules applied; the rules ignored belong
+    to this request, not to the cached answer, so they travel on the job."""
+    expanded, ignored = references.expand_rules(envelope)
+    handler, scenario = registry.resolve(expanded, mode)
+    return Job(handler, scenario, handler.cache_key(scenario), ignored)
 
 
 MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded
@@ -186,11 +196,11 @@ class Computer:
         answers: list[Result | InputError] = []
         for job in jobs:
             if job.key in found:
-                answers.append(Result(job.key, *found[job.key]))
+                answers.append(Result(job.key, *found[job.key], job.ignored))
             elif isinstance(computed[job.key], InputError):
                 answers.append(computed[job.key])
             else:
-                answers.append(Result(job.key, computed[job.key], None))
+                answers.append(Result(job.key, computed[job.key], None, job.ignored))
         return answers
 
     async def _compute(self, jobs: list[Job]) -> None:
@@ -251,7 +261,7 @@ class Computer:
         hot = self.cache.l1.get(job.key)  # the common case, without the machinery below
         if hot is not None:
             metrics.L1_HIT.inc()
-            return Result(job.key, hot, "lru")
+            return Result(job.key, hot, "lru", job.ignored)
         (answer,) = await self.within_budget(self.results([job]))
         if isinstance(answer, InputError):
             raise answer
@@ -284,4 +294,5 @@ def result_body(result: Result, *, minimal: bool = False) -> dict[str, Any]:
     """An answer with the service's `canonicalKey` added, unless the client asked for the
     minimal answer. Whether it came from a cache is said by `Cache-Status`, not the body, so
     one input's body is the same bytes on every call."""
-    return result.output if minimal else {**result.output, "canonicalKey": result.key}
+    body = result.body()
+    return body if minimal else {**body, "canonicalKey": result.key}

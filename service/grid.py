@@ -92,20 +92,26 @@ def indices(grid: GridRequest) -> list[Index]:
     return list(product(*map(range, sizes)))
 
 
+def envelope(
+    attacker: Profile, defender: Profile, options: Profile, situation: Situation
+) -> dict[str, Any]:
+    """One cell's kt2024 shoot envelope: the situation laid over the pair and the options."""
+    return {
+        "ruleset": "kt2024",
+        "mode": "shoot",
+        "attacker": {**attacker, **situation.attacker},
+        "defender": {**defender, **situation.defender},
+        "options": {**options, **situation.options},
+    }
+
+
 def envelopes(grid: GridRequest) -> list[tuple[Index, dict[str, Any]]]:
     """Every cell's (attacker, defender, situation) index and its shoot envelope."""
-    out = []
-    for a, d, s in indices(grid):
-        situation = grid.situations[s]
-        envelope = {
-            "ruleset": grid.ruleset,
-            "mode": grid.mode,
-            "attacker": {**grid.attackers[a], **situation.attacker},
-            "defender": {**grid.defenders[d], **situation.defender},
-            "options": {**grid.options, **situation.options},
-        }
-        out.append(((a, d, s), envelope))
-    return out
+    return [
+        ((a, d, s), envelope(grid.attackers[a], grid.defenders[d], grid.options,
+                             grid.situations[s]))
+        for a, d, s in indices(grid)
+    ]  # fmt: skip
 
 
 def _where(error: InputError, index: Index, grid: GridRequest) -> InputError:

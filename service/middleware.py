@@ -7,7 +7,9 @@ and cache key, so a client can tell an engine fix changed the numbers it stored.
 
 The body limit is enforced twice: a declared `Content-Length` above it is refused before the
 body is read, and a streamed body is counted as it arrives, so a chunked upload cannot slip
-past. Either way the client gets 413 with the §12 error shape.
+past. Either way the client gets 413 with the §12 error shape. Uploads have a limit of their
+own (`path_limits`, by path: `/v1/import` and `/graphql`, whose `importProfiles` carries a file
+in a variable; `service.routes_graphql` holds any other operation to the general limit).
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ class BodyTooLarge(Exception):
 
 
 class ServiceMiddleware:
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_body_bytes: int, path_limits: dict[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.path_limits = path_limits or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,13 +55,14 @@ class ServiceMiddleware:
         response_started = False
         received = 0
         sent = 0
+        limit = self.path_limits.get(scope["path"], self.max_body_bytes)
 
         async def counted_receive() -> Message:
             nonlocal received
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
+                if received > limit:
                     raise BodyTooLarge
             return message
 
@@ -76,16 +82,13 @@ class ServiceMiddleware:
 
         try:
             declared = headers.get(b"content-length")
-            too_long = declared is not None and (
-                not declared.isdigit() or int(declared) > self.max_body_bytes
-            )
+            too_long = declared is not None and (not declared.isdigit() or int(declared) > limit)
             if too_long:
                 raise BodyTooLarge
             await self.app(scope, counted_receive, tagged_send)
         except BodyTooLarge:
             if response_started:
                 raise
-            limit = self.max_body_bytes
             refused = refusal(
                 413, "LIMIT_EXCEEDED", f"the request body exceeds {limit} bytes", limit=limit
             )

@@ -11,16 +11,18 @@ from typing import Any
 import orjson
 
 from schema.answers.catalog import (
+    CatalogReport,
     ImportResult,
     KillTeamsResult,
     OperativePageResult,
     OperativeResult,
+    UploadResult,
     WeaponProfileResult,
     WeaponRulesResult,
 )
 from schema.catalog import catalog
 from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE, cursor
-from schema.importers import FORMATS, import_text
+from schema.importers import FORMATS, MAX_BYTES, import_text
 from schema.weapon_rules import parse_rules
 from service.openapi import Components, error_responses, operation
 
@@ -142,9 +144,9 @@ def openapi_paths(components: Components) -> dict[str, Any]:
         "/v1/import": {
             "post": operation(
                 "importProfiles",
-                "import a ktdash JSON or BattleScribe .cat file (the body)",
+                "import one file (the body) or several (multipart/form-data)",
                 "catalog",
-                components.ref(ImportResult),
+                {"anyOf": [components.ref(ImportResult), components.ref(UploadResult)]},
                 example=import_text(orjson.dumps(EXAMPLE_IMPORT)).as_json(),
                 errors=error_responses(components, "400", "413", "422"),
                 parameters=[_query("format", {"enum": list(FORMATS)}, "default: detected")],
@@ -153,8 +155,32 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                     "content": {
                         "application/json": {"schema": {}, "example": EXAMPLE_IMPORT},
                         "application/xml": {"schema": {"type": "string"}},
+                        "multipart/form-data": {
+                            "schema": {
+                                "type": "object",
+                                "additionalProperties": {
+                                    "type": "string",
+                                    "contentMediaType": "application/octet-stream",
+                                },
+                            }
+                        },
                     },
                 },
+                description="One ktdash, killteamjson or BattleScribe file as the body answers "
+                "its import; several files as multipart/form-data (a BattleScribe game system's "
+                ".gst and .cat files, links resolved across them) answer `UploadResult`, one "
+                f"result per JSON file and per game system. A file holds at most {MAX_BYTES} "
+                "bytes; the body limit is KILLMATH_MAX_IMPORT_BYTES (default 16 MiB), not "
+                "KILLMATH_MAX_BODY_BYTES; GraphQL importProfiles has it too.",
+            )
+        },
+        "/v1/catalog": {
+            "get": operation(
+                "getCatalog",
+                "the catalog served: version (a digest of its content), sources, counts, problems",
+                "catalog",
+                components.ref(CatalogReport),
+                example=catalog().report(),
             )
         },
     }

@@ -1,11 +1,15 @@
 """REST routes of the catalog under /v1: weapon-rule parsing, operatives, profiles, imports.
 
 * `GET /v1/weapon-rules?text=...` — the `killmath rules` JSON;
+* `GET /v1/catalog` — the catalog served: version, digest, sources, counts, problems;
 * `GET /v1/kill-teams` — the catalog's kill teams and its version;
 * `GET /v1/operatives?killTeam=&keyword=&name=&first=&after=` — a page of operatives;
 * `GET /v1/operatives/{id}`, `GET /v1/weapon-profiles/{id}` — one of each (404 if unknown);
-* `POST /v1/import?format=` — the body is a ktdash JSON or BattleScribe `.cat` file; the
-  answer is the `killmath import` JSON. Parsing runs in the engine pool, off the event loop.
+* `POST /v1/import?format=` — the body is one file the importer reads (ktdash, killteamjson,
+  BattleScribe), answered with its import JSON; or `multipart/form-data` with several files
+  (a BattleScribe game system), answered `{"sources": [...]}` as `killmath import` prints a
+  directory. The body limit is `KILLMATH_MAX_IMPORT_BYTES`, not the general one. Parsing
+  runs in the engine pool, off the event loop.
 
 Catalog answers carry `catalogVersion`, so a client can tell when its stored ids may have
 moved. Errors are the §12 body; an unknown id is a 404 with code NOT_FOUND. The routes'
@@ -17,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -24,16 +30,18 @@ from starlette.routing import Route
 from engine.errors import InputError
 from schema.answers.base import Result
 from schema.answers.catalog import (
+    CatalogReport,
     ImportResult,
     KillTeamsResult,
     OperativePageResult,
     OperativeResult,
+    UploadResult,
     WeaponProfileResult,
     WeaponRulesResult,
 )
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
-from schema.importers import import_text
+from schema.importers import import_documents, import_text
 from schema.weapon_rules import parse_rules
 from service import openapi_catalog, validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
@@ -70,6 +78,10 @@ async def weapon_rules(request: Request) -> Response:
             "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
         )
     return answer(WeaponRulesResult, parse_rules(text).as_json())
+
+
+async def catalog_report(request: Request) -> Response:
+    return answer(CatalogReport, catalog().report())
 
 
 async def kill_teams(request: Request) -> Response:
@@ -116,12 +128,43 @@ def by_id(
     return endpoint
 
 
+MAX_UPLOAD_FILES = 200  # a whole BattleScribe game system is some 60 files
+
+
+async def _uploads(request: Request) -> list[tuple[str, bytes]]:
+    """The files of a multipart/form-data upload, in order, each with its file name."""
+    limit = request.app.state.settings.max_import_bytes
+    try:
+        form = await request.form(
+            max_files=MAX_UPLOAD_FILES, max_fields=MAX_UPLOAD_FILES, max_part_size=limit
+        )
+    except HTTPException as exc:  # Starlette's refusal of a malformed or oversized form
+        raise InputError("INVALID_INPUT", "file", str(exc.detail)) from None
+    documents = []
+    try:
+        for _, part in form.multi_items():
+            if isinstance(part, UploadFile):
+                documents.append((part.filename or f"file{len(documents) + 1}", await part.read()))
+    finally:
+        await form.close()
+    if not documents:
+        raise InputError("INVALID_INPUT", "file", "the form carries no file")
+    return documents
+
+
 @answers_errors
 async def import_file(request: Request) -> Response:
+    """One file as the body (its import result), or several as multipart/form-data (a
+    BattleScribe game system's `.gst` and `.cat` files, links resolved across them):
+    `{"sources": [{"source", ...result}]}`, as `killmath import` prints a directory."""
+    format = request.query_params.get("format")
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        documents = await _uploads(request)
+        found = await computer(request).in_pool(import_documents, documents, format)
+        sources = [{"source": source, **result.as_json()} for source, result in found]
+        return answer(UploadResult, {"sources": sources})
     content = await request.body()
-    result = await computer(request).in_pool(
-        import_text, content, request.query_params.get("format")
-    )
+    result = await computer(request).in_pool(import_text, content, format)
     return answer(ImportResult, result.as_json())
 
 
@@ -135,6 +178,7 @@ catalog_read = validators.conditional(
 
 routes: list[Route] = [
     Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
+    Route("/v1/catalog", catalog_read(catalog_report), methods=["GET"]),
     Route("/v1/kill-teams", catalog_read(kill_teams), methods=["GET"]),
     Route("/v1/operatives", catalog_read(operatives), methods=["GET"]),
     Route(

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from engine import REVISION
 from engine.errors import InputError
-from schema import registry
+from schema import references, registry
 from schema.errors import error_body
 from service import auth, costs, validators
 from service import grid as grids
@@ -87,7 +87,7 @@ async def batch(request: Request) -> Response:
             headers["cache-status"] = validators.cache_status(
                 tiers, redis=_redis(request), bulk=True
             )
-        body = [a.output if isinstance(a, Result) else error_body(a) for a in answers]
+        body = [a.body() if isinstance(a, Result) else error_body(a) for a in answers]
         return JSONResponse(body, headers=headers)
 
     return await service.within_budget(work())
@@ -119,7 +119,8 @@ async def run_grid(
             for index, answer in zip(grids.indices(grid), answers, strict=True):
                 if isinstance(answer, InputError):
                     raise answer
-                out.append(grids.cell(index, answer.key, answer.output, thresholds))
+                row = grids.cell(index, answer.key, answer.output, thresholds)
+                out.append(references.with_ignored(row, answer.ignored))
             return out
 
         cells = await service.in_pool(rows)

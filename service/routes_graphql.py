@@ -29,14 +29,17 @@ from strawberry.types.graphql import OperationType
 from engine.errors import InputError
 from schema import graphql_scalars as scalars
 from schema.graphql import build_schema
-from schema.limits import too_many_matchups
-from service import auth, costs, graphql_http, metrics, pages
+from schema.limits import too_many_matchups, versus_too_large
+from service import auth, costs, graphql_http, metrics, pages, versus
 from service import grid as grids
+from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql_http import ALLOW, JSON, Params, Refused
+from service.graphql_uploads import only_uploads
 from service.http import RateLimited
 from service.routes_compute import run_grid
+from service.routes_team import run_team_matchup
 from service.settings import Settings
 
 
@@ -87,6 +90,29 @@ class Service:
             raise graphql_error(exc) from None
         assert isinstance(answer, dict)
         return answer
+
+    async def versus(self, cells: list[versus.Cell]) -> list[dict[str, Any] | GraphQLError]:
+        """The shoot summaries of many catalog cells, one cache round trip for all of them
+        (GraphQL `versus` fields, batched per query level by a DataLoader); a bad cell gets
+        its error in place. The cells of one batch count against the grid cell limit."""
+        limit = self.settings.max_grid_cells
+        if len(cells) > limit:
+            raise graphql_error(versus_too_large(len(cells), limit))
+        try:
+            answers = await self.computer.many([versus.envelope(cell) for cell in cells])
+        except BudgetExceeded as exc:
+            raise graphql_error(exc) from None
+        return [
+            versus.row(cell, a) if isinstance(a, Result) else graphql_error(a)
+            for cell, a in zip(cells, answers, strict=True)
+        ]
+
+    async def team_matchup(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            plan = teams.parse(body, self.settings.max_grid_cells)
+            return await run_team_matchup(self.computer, plan)
+        except (InputError, BudgetExceeded) as exc:
+            raise graphql_error(exc) from None
 
 
 class GraphiQL(GraphQL):
@@ -213,6 +239,10 @@ class Endpoint:
             return _response(status, orjson.dumps(body), media)
         graphql_http.check_content_type(request.headers.get("content-type"))
         raw = await request.body()
+        limit = state.settings.max_body_bytes
+        if len(raw) > limit and not only_uploads(raw, limit):
+            message = f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
+            raise Refused(413, "LIMIT_EXCEEDED", "", message)
         replies: Replies = state.graphql_replies
         # a metered request runs every time: its reply says the key's budget as it is now
         cached = replies.budget > 0 and auth.meter(request.scope) is None

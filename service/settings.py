@@ -48,6 +48,12 @@ class Settings(BaseSettings):
 
     # limits
     max_body_bytes: int = Field(1_048_576, ge=1024, description="larger bodies get 413")
+    # an upload is a file the importer reads (at most schema.importers.MAX_BYTES, 8 MB) or a
+    # game system's files; a file's JSON-escaped copy in a GraphQL variable grows by its
+    # quotes and newlines
+    max_import_bytes: int = Field(
+        16 * 1_048_576, ge=1024, description="bodies of /v1/import and GraphQL importProfiles"
+    )
     max_batch: int = Field(1_000, ge=1, description="envelopes per /v1/batch")
     max_matchups: int = Field(1_000, ge=1, description="inputs per GraphQL matchups")
     max_grid_cells: int = Field(10_000, ge=1, description="cells per grid")
@@ -85,6 +91,13 @@ class Settings(BaseSettings):
     graphql_introspection: bool = Field(True, description="false: no __schema, no GraphiQL")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         [], description="comma-separated allowed browser origins; empty = no CORS headers"
+    )
+
+    # data (schema.catalog.sources)
+    catalog: str | None = Field(
+        None,
+        description="comma-separated catalog sources (BattleScribe directories, ktdash or "
+        "killteamjson .json files); unset = the bundled starter catalog",
     )
 
     log_level: str = "INFO"

@@ -66,10 +66,24 @@ def test_ktdash_json() -> None:
     assert "Veteran Gunner/Broken rifle" not in profiles
     assert data["problems"] == [
         {
-            "where": "operatives[1].weapons[1].profiles[0]",
+            "kind": "UNREADABLE_STATLINE",
+            "where": "opTypes[1].weapons[1].profiles[0]",
             "message": "Broken rifle: HIT: expected a roll such as '3+' (2+ to 6+), got '7+'",
-        }
+        },
+        {
+            "kind": "UNKNOWN_RULE",
+            "where": "opTypes[1].weapons[0].profiles[0]",
+            "message": "Rotor cannon: 'Poison': unknown rule",
+        },
+        {
+            "kind": "UNKNOWN_RULE",
+            "where": "opTypes[1].weapons[2].profiles[0]",
+            "message": "Bayonet: 'Lethal 7+': must be between 2 and 6",
+        },
     ]
+    assert data["counts"] == {"profilesFound": 6, "importedClean": 3, "withTeamRules": 0,
+                              "problems": 3}  # fmt: skip
+    assert data["problemKinds"] == {"UNKNOWN_RULE": 2, "UNREADABLE_STATLINE": 1}
 
 
 def test_ktdash_rule_objects() -> None:
@@ -91,6 +105,7 @@ def test_ktdash_rule_objects() -> None:
         "Concealed Position",
     }
     assert snap["unknown"] == ["Gloom"]
+    assert [p.kind for p in result.problems] == ["UNKNOWN_RULE"]
     assert profiles["Marksman/Long rifle (Stationary)"]["fields"]["devastating"] == 3
     knife = profiles["Marksman/Knife"]
     assert knife["fields"] == {
@@ -101,7 +116,6 @@ def test_ktdash_rule_objects() -> None:
         "brutal": True,
         "shock": True,
     }
-    assert result.problems == ()
 
 
 @pytest.mark.parametrize(
@@ -150,9 +164,15 @@ def test_battlescribe_cat() -> None:
     assert profiles["/Loose grenade"]["fields"]["saturate"] is True
     assert data["problems"] == [
         {
-            "where": "Test Brute/Launcher (Misprint)",
-            "message": "ATK: expected a whole number, got 'four'",
-        }
+            "kind": "UNREADABLE_STATLINE",
+            "where": "#prof-launcher-bad (Test Brute/Launcher (Misprint))",
+            "message": "Launcher (Misprint): ATK: expected a whole number, got 'four'",
+        },
+        {
+            "kind": "UNKNOWN_RULE",
+            "where": "#prof-hammer (Test Brute/Hammer)",
+            "message": "Hammer: 'Toxic': unknown rule",
+        },
     ]
 
 
@@ -204,8 +224,17 @@ def test_format_can_be_named_and_is_checked() -> None:
     assert err.value.field == "format"
     with pytest.raises(InputError):
         import_text(KTDASH.read_text(), "battlescribe-cat")
-    empty = import_text("{}", "ktdash-json")
-    assert empty.operatives == () and "no operatives" in empty.problems[0].message
+    with pytest.raises(InputError) as err:
+        import_text(KTDASH.read_text(), "ktdash-export")
+    assert "the document is 'ktdash-json'" in err.value.message
+    # a shape is detected, never guessed: an unknown one names the shapes expected
+    for unknown in ("{}", '{"teams": []}', "[1, 2]"):
+        with pytest.raises(InputError) as err:
+            import_text(unknown)
+        assert "unrecognised JSON shape" in err.value.message
+        assert "ktdash export" in err.value.message and "killteamjson" in err.value.message
+    empty = import_text('{"killteamName": "Nobody", "opTypes": []}', "ktdash-json")
+    assert empty.operatives == () and [p.kind for p in empty.problems] == ["EMPTY"]
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -225,8 +254,11 @@ def test_cli_rules(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_import(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["import", str(RULE_OBJECTS)]) == 0
-    assert json.loads(capsys.readouterr().out)["operatives"][0]["name"] == "Marksman"
+    # an unknown weapon rule is something not understood: the exit status says so
+    assert cli.main(["import", str(RULE_OBJECTS)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["operatives"][0]["name"] == "Marksman"
+    assert out["problemKinds"] == {"UNKNOWN_RULE": 1}
     assert cli.main(["import", str(BATTLESCRIBE)]) == 1  # one problem profile
     assert json.loads(capsys.readouterr().out)["problems"]
     assert cli.main(["import", str(FIXTURES / "does-not-exist.json")]) == 1

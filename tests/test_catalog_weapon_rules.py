@@ -273,3 +273,64 @@ def test_mode_specific_fields() -> None:
         "saturate": True,
     }
     assert for_fighting(fields) == {"brutal": True, "lethal": 5, "shock": True}
+
+
+# Issue 16: the spellings of the community files (ktdash, killteamjson, BattleScribe).
+COMMUNITY = [
+    ('Tor 2"', {}, ['Torrent 2"']),
+    ('Tor1"', {}, ['Torrent 1"']),
+    ('*Torrent 0"', {}, ['Torrent 0"']),
+    ('Torrent 0"*', {}, ['Torrent 0"']),
+    ("*Concealed Position", {}, ["Concealed Position"]),
+    ("Concealed Position*", {}, ["Concealed Position"]),
+    ("Lethal 5+†", {"lethal": 5}, []),
+    ("†Piercing 1", {"piercing": 1}, []),
+    ("Severe'", {"severe": True}, []),
+    ("'Severe", {"severe": True}, []),
+    ("PSYCHIC", {}, ["PSYCHIC"]),
+    ("Psychic", {}, ["PSYCHIC"]),
+    ("**PSYCHIC**", {}, ["PSYCHIC"]),
+]
+
+
+@pytest.mark.parametrize(("text", "fields", "no_effect"), COMMUNITY)
+def test_community_spellings_and_marks(text: str, fields: dict, no_effect: list) -> None:
+    """A team-rule mark beside a known rule is not part of its name, nor a value."""
+    parsed = parse_rules(f'Range 8", {text}')
+    assert parsed.fields == fields
+    assert list(parsed.no_numeric_effect) == ['Range 8"', *no_effect]
+    assert parsed.understood and parsed.malformed == ()
+
+
+def test_team_rules_stay_unknown_listed_by_name() -> None:
+    parsed = parse_rules("*Poison, Blaze*, *Soulstrike, Lethal 5+, Wreathed, Blaze *")
+    assert parsed.fields == {"lethal": 5}
+    assert parsed.unknown == ("*Poison", "Blaze*", "*Soulstrike", "Wreathed", "Blaze *")
+    # marked ones are a kill team's own rules; an unmarked unknown could be anything
+    assert parsed.team_rules == ("*Poison", "Blaze*", "*Soulstrike", "Blaze *")
+    assert parsed.malformed == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "message"),
+    [
+        ('Rang 8"', "Range", "did you mean Range?"),
+        ("PcrCrit1", "Piercing Crits", "did you mean Piercing Crits?"),
+        ("Lethal 5+ Piercing 1", "", "'Lethal 5+' and 'Piercing 1'"),
+        ("Brutal Severe", "", "'Brutal' and 'Severe'"),
+    ],
+)
+def test_typos_are_reported_never_guessed(text: str, rule: str, message: str) -> None:
+    parsed = parse_rules(f"Hot, {text}")
+    assert parsed.fields == {} and parsed.no_numeric_effect == ("Hot",)
+    assert parsed.unknown == (text,) and parsed.team_rules == ()
+    (bad,) = parsed.malformed
+    assert bad.text == text and bad.rule == rule and message in bad.message
+
+
+def test_a_marked_known_rule_with_a_bad_value_names_the_value() -> None:
+    """Not "takes no value, got '*'": the mark is not the value."""
+    parsed = parse_rules("*Lethal 7+, Concealed Position*")
+    assert parsed.unknown == ("*Lethal 7+",)
+    assert parsed.malformed[0].message == "must be between 2 and 6"
+    assert parsed.no_numeric_effect == ("Concealed Position",)

@@ -46,6 +46,12 @@ Probability = Annotated[float, Field(description="a probability: the nearest dou
 """Not bounded in the schema: in float mode a sum of floats may land a rounding step past 1."""
 
 
+IGNORED_RULES = (
+    "weapon rules left out, verbatim, under `options.unknownRules: IGNORE` (present only then, "
+    "possibly empty)"
+)
+
+
 class Result(BaseModel):
     """A rendered engine result: built by the schema layer only, so unknown members are a
     programming error (`extra="forbid"`), and the members set are the members sent."""

@@ -64,6 +64,10 @@ class CatalogWeaponProfile(Datacard):
     type: WeaponType
     fields: EngineFields
     no_numeric_effect: list[str]
+    unknown: list[str] = Field(
+        description="rules not understood (a kill team's own): a matchup naming this profile "
+        "is refused, or computed without them under `options.unknownRules: IGNORE`"
+    )
 
 
 class CatalogWeapon(Result):
@@ -147,6 +151,7 @@ class ImportedProfile(Result):
     no_numeric_effect: list[str]
     unknown: list[str]
     malformed: list[MalformedRule]
+    source_id: str | None = Omitted("the profile's own id in the source, when it has one")
 
 
 class ImportedDefender(Result):
@@ -161,6 +166,8 @@ class ImportedOperative(Result):
     """An operative read from the file: the characteristics it gave, keywords, profiles."""
 
     name: str
+    kill_team: str | None = Omitted("the kill team it belongs to, when the file holds several")
+    source_id: str | None = Omitted("the operative's own id in the source, when it has one")
     apl: int | None = Omitted(alias="APL", description="APL, when the file gives it")
     move: int | None = Omitted(alias="MOVE", description="MOVE in inches, when the file gives it")
     save: int | None = Omitted(alias="SAVE", description="SAVE (X of X+), when given")
@@ -170,9 +177,29 @@ class ImportedOperative(Result):
     profiles: list[ImportedProfile]
 
 
+ProblemKind = Literal[
+    "UNREADABLE_STATLINE",
+    "UNKNOWN_RULE",
+    "UNKNOWN_WEAPON_TYPE",
+    "UNRESOLVED_LINK",
+    "UNREACHED",
+    "EMPTY",
+]
+
+
 class ImportProblem(Result):
+    """Something of the source not understood, where it is, and which kind it is."""
+
+    kind: ProblemKind
     where: str
     message: str
+
+
+class ImportCounts(Result):
+    profiles_found: int
+    imported_clean: int
+    with_team_rules: int
+    problems: int
 
 
 class ImportResult(Result):
@@ -182,4 +209,46 @@ class ImportResult(Result):
     format: str
     name: str
     operatives: list[ImportedOperative]
+    counts: ImportCounts
+    problem_kinds: dict[ProblemKind, int]
     problems: list[ImportProblem]
+
+
+class UploadedSource(ImportResult):
+    source: str = Field(description="the uploaded file (or game system) this result is of")
+
+
+class UploadResult(Result):
+    """`POST /v1/import` with several files (multipart/form-data): one result per JSON file
+    and per BattleScribe game system, as `killmath import <directory>` prints them."""
+
+    sources: list[UploadedSource]
+
+
+class CatalogSource(ImportCounts):
+    path: str
+    format: str
+    name: str
+
+
+class CatalogCounts(Result):
+    kill_teams: int
+    operatives: int
+    weapon_profiles: int
+    problems: int
+
+
+class CatalogProblem(ImportProblem):
+    source: str
+
+
+class CatalogReport(Result):
+    """`GET /v1/catalog`: the catalog served, its version (a digest of its content for a
+    user catalog), the sources it was read from, counts, and every problem where it is."""
+
+    ruleset: str
+    catalog_version: str = CATALOG_VERSION
+    digest: str = Field(description="SHA-256 of the catalog's content as the API shows it")
+    sources: list[CatalogSource]
+    counts: CatalogCounts
+    problems: list[CatalogProblem]

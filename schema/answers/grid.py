@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schema.answers.base import Omitted, Probability, Ratio, Result
+from schema.answers.base import IGNORED_RULES, Omitted, Probability, Ratio, Result
 
 
 class DamageAtLeast(Result):
@@ -35,6 +35,8 @@ class GridSummary(Result):
 
 class GridCell(GridSummary, GridPlace):
     """One attacker × defender × situation cell."""
+
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
 class GridAnswer(Result):

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from schema.answers.base import Distribution, Omitted, Probability, Ratio, Result, answer_model
+from schema.answers.base import (
+    IGNORED_RULES,
+    Distribution,
+    Omitted,
+    Probability,
+    Ratio,
+    Result,
+    answer_model,
+)
 
 
 class Kt2024ShootResult(Result):
@@ -16,6 +24,7 @@ class Kt2024ShootResult(Result):
     kill_probability_exact: Ratio | None = Omitted()
     kill_probability_by_round: list[Probability]
     kill_probability_by_round_exact: list[Ratio] | None = Omitted()
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
 class Kt2024FighterResult(Result):
@@ -35,6 +44,7 @@ class Kt2024FightResult(Result):
 
     fighter_a: Kt2024FighterResult
     fighter_b: Kt2024FighterResult
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
 Kt2024ShootAnswer = answer_model(Kt2024ShootResult)

@@ -23,6 +23,7 @@ from schema.catalog.model import (
     Weapon,
     WeaponProfile,
 )
+from schema.catalog.provenance import Source, digest
 from schema.weapon_rules import parse_rules
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Operative",
     "WeaponProfile",
     "catalog",
+    "install",
     "load_catalog",
 ]
 
@@ -111,12 +113,25 @@ def load_catalog(directory: Path) -> Catalog:
         raise CatalogError(f"{directory}: kill team ids must be unique")
     operatives = {o.id: o for t in teams for o in t.operatives}
     profiles = {p.id: p for o in operatives.values() for p in o.profiles()}
-    return Catalog(manifest.ruleset, manifest.catalogVersion, tuple(teams), operatives, profiles)
+    source = Source(str(directory.name), "killmath-catalog", f"bundled {manifest.ruleset}",
+                    {"profilesFound": len(profiles), "importedClean": len(profiles),
+                     "withTeamRules": 0, "problems": 0})  # fmt: skip
+    return Catalog(manifest.ruleset, manifest.catalogVersion, tuple(teams), operatives,
+                   profiles, digest(teams), (source,))  # fmt: skip
+
+
+_installed: dict[str, Catalog] = {}
+
+
+def install(cat: Catalog) -> None:
+    """Serve `cat` for its ruleset instead of the bundled catalog, for the process's life
+    (the service installs the `KILLMATH_CATALOG` sources once, at start-up)."""
+    _installed[cat.ruleset] = cat
 
 
 def catalog(ruleset: str = "kt2024") -> Catalog:
-    """The bundled catalog of a ruleset, loaded once per process."""
-    return _bundled(ruleset)
+    """The catalog of a ruleset: the one installed, else the bundled one (loaded once)."""
+    return _installed.get(ruleset) or _bundled(ruleset)
 
 
 @functools.cache

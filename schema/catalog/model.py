@@ -8,6 +8,7 @@ engine fields, which is all the engine ever sees of the catalog.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,6 +54,7 @@ class WeaponProfile:
             **stats.datacard(self),
             "fields": self.attacker_fields(),
             "noNumericEffect": list(self.rules.no_numeric_effect),
+            "unknown": list(self.rules.unknown),
         }
 
 
@@ -101,6 +103,13 @@ class Operative:
         return [p for w in self.weapons for p in w.profiles]
 
     def as_json(self) -> dict[str, Any]:
+        """The operative's JSON view, built once: the catalog never changes while it is
+        served, and a page of operatives was mostly the rendering of its profiles' fields
+        (3–5 ms a page of 20). Read only: callers copy it to add members."""
+        return self._json
+
+    @functools.cached_property
+    def _json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "killTeamId": self.kill_team_id,
@@ -149,6 +158,25 @@ class Catalog:
     kill_teams: tuple[KillTeam, ...]
     operatives: dict[str, Operative]
     profiles: dict[str, WeaponProfile]
+    digest: str = ""  # SHA-256 of the content (schema.catalog.sources.digest)
+    sources: tuple[Any, ...] = ()  # schema.catalog.sources.Source, one per source read
+    problems: tuple[Any, ...] = ()  # schema.catalog.sources.CatalogProblem
+
+    def report(self) -> dict[str, Any]:
+        """`GET /v1/catalog`: version, digest, sources, counts and every problem."""
+        return {
+            "ruleset": self.ruleset,
+            "catalogVersion": self.version,
+            "digest": self.digest,
+            "sources": [s.as_json() for s in self.sources],
+            "counts": {
+                "killTeams": len(self.kill_teams),
+                "operatives": len(self.operatives),
+                "weaponProfiles": len(self.profiles),
+                "problems": len(self.problems),
+            },
+            "problems": [p.as_json() for p in self.problems],
+        }
 
     @property
     def key(self) -> str:

@@ -1,13 +1,23 @@
-"""BattleScribe `.cat` XML: operatives and their weapon profiles (characteristics ATK, HIT,
-DMG, WR), read with the standard library's ElementTree.
+"""BattleScribe data: a game system (`.gst`) and its catalogues (`.cat`, one per kill team),
+read with the standard library's ElementTree.
 
-BattleScribe data reuses entries by reference, so the walk follows `entryLink`s to shared
-selection entries and `infoLink`s to shared profiles. An operative is any selection entry
-with an `Operative` profile; its weapons are the weapon profiles found below it. Weapon
-profiles no operative reaches are still imported, under an operative with an empty name.
-Ranged or melee comes from the profile type (`Ranged Weapon`) or the datacard symbols that
-prefix the name (⌖ ranged, ⚔ melee). Documents with a DOCTYPE are refused outright: catalogue
-files never have one, and refusing it rules out entity-expansion attacks on uploads.
+BattleScribe reuses entries by reference, across files: an operative's `entryLink` may name
+a selection entry of another catalogue of the same game system (Inquisitorial Agents link
+Imperial Navy Breachers' and Kasrkin's weapons), an `infoLink` a shared profile of the
+`.gst`. So every file of the system is indexed first, and links resolve against all of
+them; a link whose target no file defines is an `UNRESOLVED_LINK` problem, never a weapon
+silently lost.
+
+A kill team is a catalogue. Its operatives are the selection entries it defines that carry
+an `Operative` profile, and those its root `entryLinks` bring in from other catalogues. An
+operative's weapons are the weapon profiles below it (through links, cycles cut); its
+keywords are the names of its category links (in capitals, as datacards print them), less
+BattleScribe's structural categories. Ranged or melee comes from the profile type
+(`Ranged Weapon`), the datacard glyph before the name (⌖ ranged, ⚔ melee), or, without
+either, the weapon's rules (`schema.importers.result.kind_from_rules`). Weapon profiles no
+operative reaches (the `.gst`'s grenades) are imported under an operative with an empty name.
+Documents with a DOCTYPE are refused outright: data files never have one, and refusing it
+rules out entity-expansion attacks on uploads.
 """
 
 from __future__ import annotations
@@ -18,11 +28,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from schema.importers.result import (
+    UNRESOLVED_LINK,
+    ImportedKillTeam,
     ImportedOperative,
     ImportedProfile,
     ImportResult,
     Problem,
     WeaponType,
+    finish,
     read_profile,
     read_stats,
 )
@@ -35,6 +48,9 @@ _ENTRY_TAGS = frozenset({"selectionEntry", "selectionEntryGroup"})
 _CHILD_LISTS = frozenset(
     {"selectionEntries", "selectionEntryGroups", "entryLinks", "profiles", "infoLinks"}
 )
+# categories every operative of every team has: roster structure, not datacard keywords
+_STRUCTURAL = frozenset({"OPERATIVE", "CONFIGURATION", "REFERENCE"})
+_STAT_ALIASES = {"M": "MOVE", "SV": "SAVE", "W": "WOUNDS"}
 
 
 class UnsafeDocument(ValueError):
@@ -45,27 +61,77 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
+def parse_document(text: str) -> ET.Element:
+    """The root of one `.gst` or `.cat`. Raises ValueError if it is not usable XML."""
+    if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
+        raise UnsafeDocument("documents with a DOCTYPE or entities are not accepted")
+    try:
+        return ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ValueError(f"not valid XML: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Document:
+    """One file of a game system: its label (the file name) and its root element."""
+
+    label: str
+    root: ET.Element
+
+    @property
+    def is_game_system(self) -> bool:
+        return _local(self.root.tag) == "gameSystem"
+
+
 @dataclass
 class _Operative:
+    entry: ET.Element
     name: str
     cells: dict[str, str]
-    weapons: list[ET.Element] = field(default_factory=list)
+    weapons: list[tuple[ET.Element, str]] = field(default_factory=list)  # (profile, weapon)
 
 
-class _Document:
-    def __init__(self, root: ET.Element) -> None:
-        self.root = root
+class _System:
+    """Every file of one game system, indexed by id, so links resolve across files."""
+
+    def __init__(self, docs: list[Document], problems: list[Problem]) -> None:
+        self.docs = docs
+        self.problems = problems
         self.entries: dict[str, ET.Element] = {}
         self.profiles: dict[str, ET.Element] = {}
+        self.home: dict[int, str] = {}  # element → the label of the file defining it
         self.characteristic_names: dict[str, str] = {}
-        for el in root.iter():
-            tag, ident = _local(el.tag), el.get("id")
-            if tag in _ENTRY_TAGS and ident:
-                self.entries[ident] = el
-            elif tag == "profile" and ident:
-                self.profiles[ident] = el
-            elif tag == "characteristicType" and ident:
-                self.characteristic_names[ident] = el.get("name", "")
+        self.categories: dict[str, str] = {}
+        self._reported: set[tuple[str, str]] = set()
+        for doc in docs:
+            for el in doc.root.iter():
+                tag, ident = _local(el.tag), el.get("id")
+                if not ident:
+                    continue
+                if tag in _ENTRY_TAGS:
+                    self.entries.setdefault(ident, el)
+                elif tag == "profile":
+                    self.profiles.setdefault(ident, el)
+                elif tag == "characteristicType":
+                    self.characteristic_names[ident] = el.get("name", "")
+                elif tag == "categoryEntry":
+                    self.categories[ident] = el.get("name", "")
+                self.home.setdefault(id(el), doc.label)
+
+    def where(self, el: ET.Element) -> str:
+        """`<file>#<id>`: the element where it is defined, whoever links it."""
+        return f"{self.home.get(id(el), '')}#{el.get('id', '')}"
+
+    def _unresolved(self, link: ET.Element, owner: ET.Element) -> None:
+        key = (link.get("id", ""), link.get("targetId", ""))
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        message = (
+            f"{_local(link.tag)} {link.get('name', '')!r} names {key[1]!r}, which no "
+            "file of the game system defines"
+        )
+        self.problems.append(Problem(self.where(owner), message, UNRESOLVED_LINK))
 
     def cells(self, profile: ET.Element) -> dict[str, str]:
         """Characteristic name → text; names come from the element or its type id."""
@@ -85,8 +151,12 @@ class _Document:
                 yield from (p for p in child if _local(p.tag) == "profile")
             elif tag == "infoLinks":
                 for link in child:
+                    if link.get("type", "profile") != "profile":
+                        continue  # rules and info groups carry no stat line
                     target = self.profiles.get(link.get("targetId", ""))
-                    if target is not None and link.get("type", "profile") == "profile":
+                    if target is None:
+                        self._unresolved(link, entry)
+                    else:
                         yield target
 
     def children(self, entry: ET.Element) -> Iterator[ET.Element]:
@@ -100,8 +170,22 @@ class _Document:
                     yield item
                 elif tag == "entryLink":
                     target = self.entries.get(item.get("targetId", ""))
-                    if target is not None:
+                    if target is None:
+                        self._unresolved(item, entry)
+                    else:
                         yield target
+
+    def keywords(self, entry: ET.Element) -> tuple[str, ...]:
+        found: list[str] = []
+        for child in entry:
+            if _local(child.tag) != "categoryLinks":
+                continue
+            for link in child:
+                name = self.categories.get(link.get("targetId", ""), "") or link.get("name", "")
+                name = name.strip().upper()
+                if name and name not in _STRUCTURAL and name not in found:
+                    found.append(name)
+        return tuple(found)
 
 
 def _is_weapon(profile: ET.Element) -> bool:
@@ -123,84 +207,117 @@ def _kind_and_name(profile: ET.Element) -> tuple[WeaponType | None, str]:
     return kind, name.lstrip(_RANGED_MARK + _MELEE_MARK).strip()
 
 
-def _collect(doc: _Document) -> tuple[list[_Operative], list[ET.Element]]:
-    """Operatives with the weapon profiles below each, and the weapons no operative reaches."""
-    operatives: dict[int, _Operative] = {}
-    reached: set[int] = set()
+def _operative_profile(system: _System, entry: ET.Element) -> ET.Element | None:
+    return next((p for p in system.own_profiles(entry) if _is_operative(p)), None)
 
-    def walk(entry: ET.Element, owner: _Operative | None, path: set[int]) -> None:
+
+def _walk(system: _System, op: _Operative, reached: set[int]) -> None:
+    """Collect the weapon profiles below an operative, with the entry naming each weapon."""
+
+    def walk(entry: ET.Element, path: frozenset[int]) -> None:
         if id(entry) in path:  # a link cycle
             return
         path = path | {id(entry)}
-        for profile in doc.own_profiles(entry):
-            if _is_operative(profile) and owner is None:
-                owner = operatives.setdefault(
-                    id(entry), _Operative(profile.get("name", "").strip(), doc.cells(profile))
-                )
-        for profile in doc.own_profiles(entry):
-            if _is_weapon(profile) and owner is not None and profile not in owner.weapons:
-                owner.weapons.append(profile)
+        for profile in system.own_profiles(entry):
+            if _is_weapon(profile) and all(profile is not p for p, _ in op.weapons):
+                op.weapons.append((profile, entry.get("name", "")))
                 reached.add(id(profile))
-        for child in doc.children(entry):
-            walk(child, owner, path)
+        for child in system.children(entry):
+            if child is not op.entry and _operative_profile(system, child) is not None:
+                continue  # another operative, not this one's wargear
+            walk(child, path)
 
-    for entry in doc.entries.values():
-        if any(_is_operative(p) for p in doc.own_profiles(entry)):
-            walk(entry, None, set())
-    loose = [
-        p for p in doc.root.iter()
-        if _local(p.tag) == "profile" and _is_weapon(p) and id(p) not in reached
+    walk(op.entry, frozenset())
+
+
+def _team_operatives(system: _System, doc: Document) -> list[_Operative]:
+    """The catalogue's own operative entries, then those its root entryLinks bring in."""
+    entries: list[ET.Element] = [
+        el for el in doc.root.iter() if _local(el.tag) in _ENTRY_TAGS
     ]  # fmt: skip
-    return list(operatives.values()), loose
+    for child in doc.root:
+        if _local(child.tag) == "entryLinks":
+            for link in child:
+                target = system.entries.get(link.get("targetId", ""))
+                if target is None:
+                    system._unresolved(link, doc.root)
+                elif all(target is not e for e in entries):
+                    entries.append(target)
+    found = []
+    for entry in entries:
+        profile = _operative_profile(system, entry)
+        if profile is not None:
+            found.append(_Operative(entry, profile.get("name", "").strip(), system.cells(profile)))
+    return found
 
 
-_STAT_ALIASES = {"M": "MOVE", "SV": "SAVE", "W": "WOUNDS"}
-
-
-def _operative_cells(cells: dict[str, str]) -> dict[str, object]:
-    """Operative characteristics under their KT2024 names (older files write M, SV, W)."""
-    return {_STAT_ALIASES.get(k, k): v for k, v in cells.items()}
-
-
-def _profiles(
-    doc: _Document, weapons: list[ET.Element], where: str, problems: list[Problem]
-) -> tuple[ImportedProfile, ...]:
-    out = []
-    for profile in weapons:
-        kind, name = _kind_and_name(profile)
-        cells = doc.cells(profile)
-        wr = cells.get("WR", "")
-        try:
-            out.append(read_profile(name, kind, cells.get("ATK"), cells.get("HIT"),
-                                    cells.get("DMG"), "" if wr == "-" else wr))  # fmt: skip
-        except ValueError as exc:
-            problems.append(Problem(f"{where}/{name}", str(exc)))
-    return tuple(out)
-
-
-def import_xml(text: str) -> ImportResult:
-    """Import the text of a `.cat` file. Raises ValueError if it is not usable XML."""
-    if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
-        raise UnsafeDocument("documents with a DOCTYPE or entities are not accepted")
+def _profile(
+    system: _System, profile: ET.Element, weapon: str, owner: str, problems: list[Problem]
+) -> ImportedProfile | None:
+    kind, name = _kind_and_name(profile)
+    cells = system.cells(profile)
+    wr = cells.get("WR", "")
+    where = f"{system.where(profile)} ({owner}/{name})" if owner else system.where(profile)
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise ValueError(f"not valid XML: {exc}") from None
-    doc = _Document(root)
-    problems: list[Problem] = []
-    found, loose = _collect(doc)
-    operatives = []
-    for op in found:
-        where = op.name or "operative"
-        operatives.append(
-            ImportedOperative(
-                name=op.name,
-                stats=read_stats(_operative_cells(op.cells), problems, where),
-                profiles=_profiles(doc, op.weapons, where, problems),
-            )
+        return read_profile(
+            name,
+            kind,
+            cells.get("ATK"),
+            cells.get("HIT"),
+            cells.get("DMG"),
+            "" if wr == "-" else wr,
+            profile.get("id", ""),
+            where,
+            weapon,
         )
+    except ValueError as exc:
+        problems.append(Problem(where, f"{name}: {exc}"))
+        return None
+
+
+def _weapons(
+    system: _System, weapons: list[tuple[ET.Element, str]], owner: str, problems: list[Problem]
+) -> tuple[ImportedProfile, ...]:
+    out = (_profile(system, p, weapon, owner, problems) for p, weapon in weapons)
+    return tuple(p for p in out if p is not None)
+
+
+def import_system(docs: list[Document]) -> ImportResult:
+    """Import a game system: every catalogue a kill team, links resolved across all files."""
+    problems: list[Problem] = []
+    system = _System(docs, problems)
+    reached: set[int] = set()
+    operatives: list[ImportedOperative] = []
+    teams = [d for d in docs if not d.is_game_system] or docs
+    for doc in teams:
+        team = ImportedKillTeam(doc.root.get("id", ""), doc.root.get("name", ""))
+        for op in _team_operatives(system, doc):
+            _walk(system, op, reached)
+            where = system.where(op.entry)
+            cells = {_STAT_ALIASES.get(k, k): v for k, v in op.cells.items()}
+            operatives.append(
+                ImportedOperative(
+                    name=op.name,
+                    stats=read_stats(dict(cells), problems, where),
+                    keywords=system.keywords(op.entry),
+                    profiles=_weapons(system, op.weapons, op.name, problems),
+                    source_id=op.entry.get("id", ""),
+                    kill_team=team,
+                    where=where,
+                )
+            )
+    weapons = [
+        p for d in docs for p in d.root.iter() if _local(p.tag) == "profile" and _is_weapon(p)
+    ]
+    loose = [(p, "") for p in weapons if id(p) not in reached]
     if loose:
-        operatives.append(ImportedOperative("", profiles=_profiles(doc, loose, "", problems)))
-    if not operatives:
-        problems.append(Problem("", "no Operative or weapon profiles found"))
-    return ImportResult(FORMAT, root.get("name", ""), tuple(operatives), tuple(problems))
+        team = ImportedKillTeam(docs[0].root.get("id", ""), docs[0].root.get("name", ""))
+        profiles = _weapons(system, loose, "", problems)
+        operatives.append(ImportedOperative("", profiles=profiles, kill_team=team))
+    name = ", ".join(d.root.get("name", "") for d in teams if d.root.get("name"))
+    return finish(FORMAT, name, operatives, problems, len(weapons))
+
+
+def import_xml(text: str, label: str = "") -> ImportResult:
+    """Import the text of one `.cat` (or `.gst`) file on its own."""
+    return import_system([Document(label, parse_document(text))])

@@ -1,11 +1,22 @@
-"""killteamjson / ktdash-style JSON: kill team → operatives → weapons → profiles.
+"""The community JSON formats: ktdash and killteamjson, in each shape they come in.
 
-The community files differ in small ways, all accepted here: operatives under `opTypes`,
-`operatives` or `fireteams[].operatives`; names under `opTypeName`/`opname`/`name`, weapons
-under `wepName`/`wepname`/`name`; the ranged/melee marker (`wepType`: `R`/`M`) on the weapon
-or on each profile; and `WR` either as datacard text (`"Rng 6\\", Lethal 5+"`) or as a list of
-rule objects (`{"id": "WR-UNIV-LETHAL", "number": 5}`), which is turned into text first so
-both spellings go through the one weapon-rule parser.
+The shape is detected from the document's structure, never guessed (`detect_shape`):
+
+* `ktdash-export` — ktdash's database export (`prisma/seed-data.json`): normalised tables
+  `killteams`, `optypes`, `weapons`, `weaponprofiles` joined by ids (`killteamId`,
+  `opTypeId`, `wepId`), each ordered by `seq`;
+* `killteamjson-factions` — killteamjson's first generation (`kt24.json`): a list of
+  factions → `killteams` → `fireteams` → `operatives`, columns `A`/`BS`/`D`/`SR` and
+  `M`/`SV`/`W`;
+* `ktdash-json` — a kill team object or a list of them, operatives under `opTypes`,
+  `operatives` or `fireteams[].operatives` (killteamjson's newer files, ktdash's API),
+  columns `ATK`/`HIT`/`DMG`/`WR`.
+
+All three become kill-team objects read by the one operative reader below: names under
+`opTypeName`/`opname`/`name`, weapons under `wepName`/`wepname`/`name`, the ranged/melee
+marker (`wepType`: `R`/`M`) on the weapon or on each profile, and `WR` either as datacard
+text (`"Rng 6\\", Lethal 5+"`) or as a list of rule objects (`{"id": "WR-UNIV-LETHAL",
+"number": 5}`), turned into text first so both go through the one weapon-rule parser.
 """
 
 from __future__ import annotations
@@ -14,18 +25,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from schema.importers.result import (
+    ImportedKillTeam,
     ImportedOperative,
     ImportedProfile,
     ImportResult,
     Problem,
     WeaponType,
+    finish,
     read_profile,
     read_stats,
 )
 
 FORMAT = "ktdash-json"
+EXPORT = "ktdash-export"
+FACTIONS = "killteamjson-factions"
+SHAPES = (FORMAT, EXPORT, FACTIONS)
 
-_TYPES: dict[str, WeaponType] = {"r": "ranged", "ranged": "ranged", "m": "melee", "melee": "melee"}
+_EXPORT_TABLES = ("killteams", "optypes", "weapons", "weaponprofiles")
+_TEAM_KEYS = ("opTypes", "operatives", "fireteams")
+
+# ktdash's weapon types: R ranged, M melee; P (psychic) weapons are shot like ranged ones
+_TYPES: dict[str, WeaponType] = {
+    "r": "ranged",
+    "ranged": "ranged",
+    "p": "ranged",
+    "m": "melee",
+    "melee": "melee",
+}
 
 # the last segment of a rule-object id, when its text is not simply the segment capitalised
 _RULE_IDS: dict[str, str] = {
@@ -38,6 +64,10 @@ _RULE_IDS: dict[str, str] = {
 _INCH_RULES = frozenset({"Range", "Torrent", "Blast"})
 
 
+class UnknownShape(ValueError):
+    """A JSON document that is none of the shapes this module reads."""
+
+
 def _get(obj: Mapping[str, Any], *names: str) -> Any:
     """The first of `names` present, case-insensitively (files disagree on capitals)."""
     lowered = {k.lower(): v for k, v in obj.items()}
@@ -45,6 +75,33 @@ def _get(obj: Mapping[str, Any], *names: str) -> Any:
         if name.lower() in lowered:
             return lowered[name.lower()]
     return None
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _has(obj: Any, *names: str) -> bool:
+    return isinstance(obj, Mapping) and _get(obj, *names) is not None
+
+
+def detect_shape(data: Any) -> str:
+    """Which of SHAPES `data` is; UnknownShape naming what was expected otherwise."""
+    if isinstance(data, Mapping) and all(_has(data, t) for t in _EXPORT_TABLES):
+        return EXPORT
+    items = data if isinstance(data, list) else [data]
+    first = next((i for i in items if isinstance(i, Mapping)), None)
+    if first is not None and isinstance(_get(first, "killteams"), list):
+        return FACTIONS
+    if first is not None and any(_has(first, k) for k in _TEAM_KEYS):
+        return FORMAT
+    keys = sorted(data)[:8] if isinstance(data, Mapping) else type(data).__name__
+    raise UnknownShape(
+        "unrecognised JSON shape: expected a ktdash export (an object with the tables "
+        f"{', '.join(_EXPORT_TABLES)}), killteamjson factions (a list of factions with "
+        "`killteams`), or kill teams with `opTypes`, `operatives` or `fireteams`; "
+        f"found {keys}"
+    )
 
 
 def rule_object_text(rule: Mapping[str, Any]) -> str:
@@ -79,15 +136,24 @@ def _kind(*markers: Any) -> WeaponType | None:
     return None
 
 
-def _operatives(team: Mapping[str, Any]) -> list[Any]:
+def _operatives(team: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(location, operative) of a kill team, wherever the file keeps them."""
     for key in ("opTypes", "operatives"):
         found = _get(team, key)
         if isinstance(found, list):
-            return found
+            return [(f"{key}[{i}]", op) for i, op in enumerate(found)]
     fireteams = _get(team, "fireteams")
     if isinstance(fireteams, list):
-        return [op for ft in fireteams if isinstance(ft, Mapping)
-                for op in (_get(ft, "operatives", "opTypes") or [])]  # fmt: skip
+        # an operative's id is unique within its fireteam only: keep the fireteam's id
+        return [
+            (
+                f"fireteams[{fi}].operatives[{oi}]",
+                {"fireteamid": _get(ft, "fireteamid"), **op} if isinstance(op, Mapping) else op,
+            )
+            for fi, ft in enumerate(fireteams)
+            if isinstance(ft, Mapping)
+            for oi, op in enumerate(_get(ft, "operatives", "opTypes") or [])
+        ]
     return []
 
 
@@ -99,8 +165,60 @@ def _keywords(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def _operative(op: Mapping[str, Any], where: str, problems: list[Problem]) -> ImportedOperative:
-    name = str(_get(op, "opTypeName", "opname", "name") or "")
+def _id(*parts: Any) -> str:
+    """A source id; parts of a composite id (killteamjson's ids are per parent) joined."""
+    return "-".join(_text(p) for p in parts if p not in (None, ""))
+
+
+def _profiles(
+    weapon: Mapping[str, Any], at: str, op_id: str, problems: list[Problem]
+) -> list[ImportedProfile]:
+    wname = _text(_get(weapon, "wepName", "wepname", "name"))
+    wep_id = _text(_get(weapon, "wepId", "wepid"))
+    out = []
+    for pi, prof in enumerate(_get(weapon, "profiles") or []):
+        where = f"{at}.profiles[{pi}]"
+        if not isinstance(prof, Mapping):
+            problems.append(Problem(where, "expected an object"))
+            continue
+        pname = _text(_get(prof, "profileName", "name"))
+        full = f"{wname} ({pname})" if pname and pname != wname else wname
+        own = _get(prof, "profileid", "seq")
+        source_id = _text(_get(prof, "wepprofileId")) or (
+            _id(op_id, wep_id, pi if own is None else own) if op_id and wep_id else ""
+        )
+        kind = _kind(
+            _get(prof, "wepType", "weptype", "type"), _get(weapon, "wepType", "weptype", "type")
+        )
+        if source_id:
+            where = f"{where} ({source_id})"
+        try:
+            out.append(
+                read_profile(
+                    full,
+                    kind,
+                    _get(prof, "ATK", "A"),
+                    _get(prof, "HIT", "BS", "WS"),
+                    _get(prof, "DMG", "D"),
+                    _rules(_get(prof, "WR", "SR")),
+                    source_id,
+                    where,
+                    wname,
+                )
+            )
+        except ValueError as exc:
+            problems.append(Problem(where, f"{full or 'profile'}: {exc}"))
+    return out
+
+
+def _operative(
+    op: Mapping[str, Any], where: str, team: ImportedKillTeam, problems: list[Problem]
+) -> ImportedOperative:
+    name = _text(_get(op, "opTypeName", "opname", "name"))
+    own = _get(op, "opid", "opId")
+    source_id = _text(_get(op, "opTypeId")) or (
+        _id(team.source_id, _get(op, "fireteamid"), own) if own is not None else ""
+    )
     cells = {
         "APL": _get(op, "APL"),
         "MOVE": _get(op, "MOVE", "M"),
@@ -109,54 +227,143 @@ def _operative(op: Mapping[str, Any], where: str, problems: list[Problem]) -> Im
     }
     profiles: list[ImportedProfile] = []
     for wi, weapon in enumerate(_get(op, "weapons") or []):
-        if not isinstance(weapon, Mapping):
-            problems.append(Problem(f"{where}.weapons[{wi}]", "expected an object"))
-            continue
-        wname = str(_get(weapon, "wepName", "wepname", "name") or "")
-        for pi, prof in enumerate(_get(weapon, "profiles") or []):
-            at = f"{where}.weapons[{wi}].profiles[{pi}]"
-            if not isinstance(prof, Mapping):
-                problems.append(Problem(at, "expected an object"))
-                continue
-            pname = str(_get(prof, "profileName", "name") or "")
-            full = f"{wname} ({pname})" if pname and pname != wname else wname
-            kind = _kind(_get(prof, "wepType", "weptype", "type"),
-                         _get(weapon, "wepType", "weptype", "type"))  # fmt: skip
-            try:
-                profiles.append(read_profile(
-                    full, kind, _get(prof, "ATK"), _get(prof, "HIT"), _get(prof, "DMG"),
-                    _rules(_get(prof, "WR")),
-                ))  # fmt: skip
-            except ValueError as exc:
-                problems.append(Problem(at, f"{full or 'profile'}: {exc}"))
+        at = f"{where}.weapons[{wi}]"
+        if isinstance(weapon, Mapping):
+            profiles.extend(_profiles(weapon, at, source_id, problems))
+        else:
+            problems.append(Problem(at, "expected an object"))
     return ImportedOperative(
         name=name,
         stats=read_stats(cells, problems, where),
         keywords=_keywords(_get(op, "keywords")),
         profiles=tuple(profiles),
+        source_id=source_id,
+        kill_team=team,
+        where=where,
+    )
+
+
+def _by(rows: Any, key: str) -> dict[str, list[dict[str, Any]]]:
+    """Rows of a normalised table grouped by a foreign key, each group in `seq` order."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, Mapping):
+            groups.setdefault(_text(_get(row, key)), []).append(dict(row))
+    for group in groups.values():
+        group.sort(key=lambda r: _seq(_get(r, "seq")))
+    return groups
+
+
+def _seq(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _export_teams(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """ktdash's tables joined back into kill-team objects (every row reached by its id)."""
+    profiles = _by(_get(data, "weaponprofiles"), "wepId")
+    weapons = _by(_get(data, "weapons"), "opTypeId")
+    optypes = _by(_get(data, "optypes"), "killteamId")
+    teams = []
+    for team in _get(data, "killteams"):
+        if not isinstance(team, Mapping):
+            continue
+        team_id = _text(_get(team, "killteamId"))
+        ops = []
+        for op in optypes.get(team_id, []):
+            op_weapons = []
+            for w in weapons.get(_text(_get(op, "opTypeId")), []):
+                op_weapons.append({**w, "profiles": profiles.get(_text(_get(w, "wepId")), [])})
+            ops.append({**op, "weapons": op_weapons})
+        teams.append({**team, "opTypes": ops})
+    return teams
+
+
+def _orphans(data: Mapping[str, Any], teams: list[dict[str, Any]]) -> list[Problem]:
+    """Export rows whose parent id is missing: listed, since no operative carries them."""
+    op_ids = {_text(_get(op, "opTypeId")) for t in teams for op in t["opTypes"]}
+    wep_ids = {_text(_get(w, "wepId")) for t in teams for op in t["opTypes"] for w in op["weapons"]}
+    out = []
+    for i, w in enumerate(_get(data, "weapons") or []):
+        if isinstance(w, Mapping) and _text(_get(w, "opTypeId")) not in op_ids:
+            out.append(
+                Problem(
+                    f"weapons[{i}]",
+                    f"names opTypeId {_get(w, 'opTypeId')!r}, which no optype has",
+                    "UNRESOLVED_LINK",
+                )
+            )
+    for i, p in enumerate(_get(data, "weaponprofiles") or []):
+        if isinstance(p, Mapping) and _text(_get(p, "wepId")) not in wep_ids:
+            out.append(
+                Problem(
+                    f"weaponprofiles[{i}]",
+                    f"names wepId {_get(p, 'wepId')!r}, which no weapon has",
+                    "UNRESOLVED_LINK",
+                )
+            )
+    return out
+
+
+def _count(teams: list[Any]) -> int:
+    return sum(
+        len(_get(w, "profiles") or [])
+        for t in teams
+        if isinstance(t, Mapping)
+        for _, op in _operatives(t)
+        if isinstance(op, Mapping)
+        for w in _get(op, "weapons") or []
+        if isinstance(w, Mapping)
     )
 
 
 def import_json(data: Any) -> ImportResult:
-    """Import a parsed JSON document: one kill team object, or a list of them."""
-    teams = data if isinstance(data, list) else [data]
+    """Import a parsed JSON document of any of SHAPES. Raises UnknownShape."""
+    shape = detect_shape(data)
     problems: list[Problem] = []
+    if shape == EXPORT:
+        teams: list[Any] = _export_teams(data)
+        problems.extend(_orphans(data, teams))
+        found = len(_get(data, "weaponprofiles") or [])
+    elif shape == FACTIONS:
+        items = data if isinstance(data, list) else [data]
+        teams = [
+            {**t, "factionname": _get(f, "factionname", "factionName")}
+            for f in items
+            if isinstance(f, Mapping)
+            for t in _get(f, "killteams") or []
+            if isinstance(t, Mapping)
+        ]
+        found = _count(teams)
+    else:
+        teams = data if isinstance(data, list) else [data]
+        found = _count(teams)
     operatives: list[ImportedOperative] = []
     names = []
     for ti, team in enumerate(teams):
-        where = f"[{ti}]" if isinstance(data, list) else ""
+        where = f"[{ti}]" if len(teams) > 1 or isinstance(data, list) else ""
         if not isinstance(team, Mapping):
             problems.append(Problem(where or "$", "expected a kill team object"))
             continue
-        names.append(str(_get(team, "killteamName", "killteamname", "name") or ""))
+        name = _text(_get(team, "killteamName", "killteamname", "name"))
+        names.append(name)
+        kill_team = ImportedKillTeam(
+            _text(_get(team, "killteamId", "killteamid")) or name,
+            name,
+            _text(_get(team, "factionname", "factionName", "factionId", "factionid")),
+        )
         ops = _operatives(team)
         if not ops:
-            problems.append(Problem(where or "$", "no operatives found (opTypes/operatives)"))
-        for oi, op in enumerate(ops):
-            at = f"{where}.operatives[{oi}]".lstrip(".")
+            problems.append(
+                Problem(where or "$", "no operatives found (opTypes/operatives)", "EMPTY")
+            )
+        for at, op in ops:
+            at = f"{where}.{at}".lstrip(".")
             if isinstance(op, Mapping):
-                operatives.append(_operative(op, at, problems))
+                operatives.append(_operative(op, at, kill_team, problems))
             else:
                 problems.append(Problem(at, "expected an object"))
-    return ImportResult(FORMAT, ", ".join(n for n in names if n), tuple(operatives),
-                        tuple(problems))  # fmt: skip
+    label = ", ".join(n for n in names if n)
+    return finish(shape, label, operatives, problems, found)

@@ -7,10 +7,27 @@ engine holds the one list of members, defaults and enum `Literal`s; this layer a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from engine.errors import InputError
 from schema.fields import Count, RuleRange
+from schema.models import ApiModel
+
+
+class RuleOptions(ApiModel):
+    """The options member every kt2024 request shares beyond the engine's own. It is read
+    (and taken out) by `schema.references.expand_rules` before validation, so it never
+    reaches the engine or the canonical key; it is declared here so that REST, OpenAPI and
+    GraphQL show it like any other option."""
+
+    unknown_rules: Literal["REFUSE", "IGNORE"] = Field(
+        "REFUSE",
+        description="weapon rules not understood (a kill team's own, in weaponRules text or "
+        "a catalog profile): REFUSE answers INVALID_INPUT naming them; IGNORE computes "
+        "without them and lists them in ignoredRules",
+    )
 
 
 def attack_dice_limits(count: int) -> dict[str, object]:

@@ -13,9 +13,9 @@ from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from schema import registry, report
 from schema.answers.kt2024 import Kt2024FighterResult, Kt2024FightResult
 from schema.fields import Count, RuleRange
-from schema.models import ApiModel, engine_model, validate
+from schema.models import ApiModel, engine_model, engine_value, validate
 
-from .common import attack_dice_limits, check_elite
+from .common import RuleOptions, attack_dice_limits, check_elite
 
 FighterModel = engine_model(
     Fighter,
@@ -24,7 +24,10 @@ FighterModel = engine_model(
     "A fighter: the attack-dice fields with the fight's smaller dice limits, plus §2.2's own.",
 )
 FightOptionsModel = engine_model(
-    FightOptions, {"rounds": Count(5, minimum=1)}, "Who acts first, sequences, exact output."
+    FightOptions,
+    {"rounds": Count(5, minimum=1)},
+    "Who acts first, sequences, exact output.",
+    base=RuleOptions,
 )
 
 
@@ -39,7 +42,7 @@ class FightRequest(ApiModel):
         return Fight(
             Fighter(**self.fighter_a.model_dump()),
             Fighter(**self.fighter_b.model_dump()),
-            FightOptions(**self.options.model_dump()),
+            engine_value(FightOptions, self.options),
         )
 
 

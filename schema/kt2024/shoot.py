@@ -11,9 +11,9 @@ from engine.kt2024.canonical import shoot_key
 from schema import registry, report
 from schema.answers.kt2024 import Kt2024ShootResult
 from schema.fields import Count, RuleRange
-from schema.models import ApiModel, engine_model, validate
+from schema.models import ApiModel, engine_model, engine_value, validate
 
-from .common import attack_dice_limits, check_elite
+from .common import RuleOptions, attack_dice_limits, check_elite
 
 AttackerModel = engine_model(
     Attacker,
@@ -38,7 +38,10 @@ DefenderModel = engine_model(
     "The target: its defence dice, saves and defensive rules (§2.1).",
 )
 ShootOptionsModel = engine_model(
-    ShootOptions, {"rounds": Count(10, minimum=1)}, "Rounds of identical attacks; exact output."
+    ShootOptions,
+    {"rounds": Count(10, minimum=1)},
+    "Rounds of identical attacks; exact output.",
+    base=RuleOptions,
 )
 
 
@@ -53,7 +56,7 @@ class ShootRequest(ApiModel):
         return Shoot(
             Attacker(**self.attacker.model_dump()),
             Defender(**self.defender.model_dump()),
-            ShootOptions(**self.options.model_dump()),
+            engine_value(ShootOptions, self.options),
         )
 
 

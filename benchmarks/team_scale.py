@@ -1,0 +1,248 @@
+"""Issue 16 at scale: a whole public KT2024 BattleScribe set served by `KILLMATH_CATALOG`.
+
+Targets (issue 16, item 8): start-up ≤ 2 s extra and ≤ 150 MB more RSS than the bundled
+catalog; catalog queries (filters by kill team, keyword, name; cursor pagination) p95 ≤ 5 ms;
+a team matchup of two 12-operative teams (about 1,000 cells) ≤ 1 s cold and ≤ 50 ms warm.
+
+Every server is a real `killmath serve` (one worker, in-process cache, no Redis), measured
+over loopback HTTP with one keep-alive client. Start-up is the time from spawning the process
+to its first 200 on /healthz (polled every 10 ms), and RSS is the server's VmRSS then, with
+and without the catalog, interleaved. Cold team matchups are different pairs of 12-operative
+teams on one fresh server (none of their cells computed before); warm is the same request
+repeated. For comparison the warm matchup's cells are also asked as the equivalent
+`/v1/grid` of catalog references.
+
+The data is not part of this repository: point `--catalog` at a BattleScribe directory (the
+`.gst` and the `2024 - *.cat` files of the public BSData/wh40k-killteam repository).
+
+    python benchmarks/team_scale.py --catalog /path/to/kt2024 [--repeats 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "tests"))
+from service_harness import free_port  # noqa: E402
+from timing import summary  # noqa: E402
+
+MB = 1024 * 1024
+SITUATIONS = [{"name": "open"}, {"name": "cover", "defender": {"coverSaves": 1}}]
+OPTIONS = {"unknownRules": "IGNORE"}  # team rules (*Poison, ...) left out and listed
+
+
+class Started:
+    """A `killmath serve` process, timed from spawn to its first healthy answer."""
+
+    def __init__(self, catalog: str | None) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
+        env |= {"KILLMATH_LOG_LEVEL": "WARNING", "PYTHONPATH": str(REPO),
+                "KILLMATH_RATE_LIMIT": "0"}  # fmt: skip
+        if catalog:
+            env["KILLMATH_CATALOG"] = catalog
+        started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError("the server exited while starting")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.01)
+        self.seconds = time.perf_counter() - started
+        self.rss = self.vm_rss()
+
+    def vm_rss(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+LOAD = """
+import resource, sys, time
+from schema.catalog.sources import load_sources
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+cpu, wall = time.process_time(), time.perf_counter()
+loaded = load_sources(sys.argv[1])
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(f"{cpu:.3f} {wall:.3f} {grown * 1024} {len(loaded.profiles)}")
+"""
+
+
+def load_alone(catalog: str, repeats: int) -> None:
+    """The catalog's own cost, in a fresh interpreter each time: CPU and wall seconds of
+    `load_sources`, and the peak RSS it adds (less noisy than a whole start-up)."""
+    runs = []
+    for _ in range(repeats):
+        done = subprocess.run([sys.executable, "-c", LOAD, catalog], cwd=REPO, check=True,
+                              capture_output=True, text=True)  # fmt: skip
+        runs.append([float(x) for x in done.stdout.split()])
+    cpu, wall, grown, profiles = (statistics.median(column) for column in zip(*runs, strict=True))
+    print(f"load_sources alone ({profiles:.0f} profiles, {repeats} runs): CPU {cpu:.2f} s, "
+          f"wall {wall:.2f} s, peak RSS +{grown / MB:.1f} MiB")  # fmt: skip
+
+
+def startup(catalog: str, repeats: int) -> None:
+    runs: dict[str, list[Started]] = {"bundled": [], "catalog": []}
+    for _ in range(repeats):
+        for name, source in (("bundled", None), ("catalog", catalog)):
+            server = Started(source)
+            server.stop()
+            runs[name].append(server)
+    for name, servers in runs.items():
+        times = [s.seconds for s in servers]
+        rss = statistics.median(s.rss for s in servers) / MB
+        print(summary(f"start-up, {name}", times) + f"   RSS median {rss:6.1f} MiB")
+    extra = statistics.median(s.seconds for s in runs["catalog"]) - statistics.median(
+        s.seconds for s in runs["bundled"]
+    )
+    more = statistics.median(s.rss for s in runs["catalog"]) - statistics.median(
+        s.rss for s in runs["bundled"]
+    )
+    print(f"start-up extra: {extra:+.2f} s (target ≤ 2 s), RSS {more / MB:+.1f} MiB (≤ 150 MB)")
+
+
+def timed(client: httpx.Client, method: str, path: str, **kwargs: object) -> tuple[float, dict]:
+    started = time.perf_counter()
+    response = client.request(method, path, **kwargs)
+    elapsed = time.perf_counter() - started
+    if response.status_code != 200:
+        raise RuntimeError(f"{path}: {response.status_code} {response.text[:300]}")
+    return elapsed, response.json()
+
+
+def catalog_queries(client: httpx.Client, repeats: int) -> None:
+    teams = timed(client, "GET", "/v1/kill-teams")[1]["killTeams"]
+    queries = {
+        "operatives ?killTeam": [{"killTeam": t["id"]} for t in teams],
+        "operatives ?keyword": [{"keyword": k} for k in ("LEADER", "GUNNER", "MEDIC", "PSYKER")],
+        "operatives ?name": [{"name": n} for n in ("sergeant", "gunner", "a", "zz")],
+    }
+    everything: list[float] = []
+    for label, params in queries.items():
+        times = [timed(client, "GET", "/v1/operatives", params=params[i % len(params)])[0]
+                 for i in range(repeats)]  # fmt: skip
+        everything += times
+        print(summary(label, times))
+    pages: list[float] = []
+    while len(pages) < repeats:
+        after = None
+        while True:
+            params = {"first": "20"} | ({"after": after} if after else {})
+            elapsed, page = timed(client, "GET", "/v1/operatives", params=params)
+            pages.append(elapsed)
+            after = page["pageInfo"]["endCursor"]
+            if not page["pageInfo"]["hasNextPage"]:
+                break
+    print(summary("operatives, cursor pages of 20", pages))
+    document = ("query($f: OperativeFilterInput) { operatives(filter: $f, first: 20) "
+                "{ totalCount edges { cursor node { id name } } } }")  # fmt: skip
+    graph = [
+        timed(client, "POST", "/graphql", json={"query": document, "variables": {"f": {
+            "killTeamId": teams[i % len(teams)]["id"]}}})[0]
+        for i in range(repeats)
+    ]  # fmt: skip
+    print(summary("GraphQL operatives(filter: killTeamId)", graph))
+    everything += pages
+    print(summary("all REST catalog queries (target p95 ≤ 5 ms)", everything))
+
+
+def twelve_operative_pairs(client: httpx.Client) -> list[tuple[list[str], list[str]]]:
+    teams = timed(client, "GET", "/v1/kill-teams")[1]["killTeams"]
+    big = [t["operativeIds"][:12] for t in teams if len(t["operativeIds"]) >= 12]
+    return list(zip(big[::2], big[1::2], strict=False))
+
+
+def team_body(attackers: list[str], defenders: list[str], melee: bool) -> dict:
+    body = {"attackers": {"operativeIds": attackers}, "defenders": {"operativeIds": defenders},
+            "situations": SITUATIONS, "options": OPTIONS}  # fmt: skip
+    return body | ({"melee": {}} if melee else {})
+
+
+def _cells(answer: dict) -> str:
+    fights = len(answer.get("melee", {}).get("cells", []))
+    return f"{len(answer['cells'])}+{fights}"
+
+
+def matchups(client: httpx.Client, repeats: int) -> None:
+    """Ranged (two situations) and melee (heuristic fights): the whole team question."""
+    pairs = twelve_operative_pairs(client)
+    for melee in (False, True):
+        kind = "ranged + melee" if melee else "ranged"
+        cold, sizes = [], []
+        for attackers, defenders in pairs:
+            body = team_body(attackers, defenders, melee)
+            elapsed, answer = timed(client, "POST", "/v1/team-matchup", json=body)
+            cold.append(elapsed)
+            sizes.append(f"{_cells(answer)} ({answer['cachedCells']} cached)")
+        print(f"{kind}: {len(pairs)} pairs of 12-operative teams, shots+fights: {sizes}")
+        print(summary(f"team matchup {kind}, cold", cold, 44))
+        body = team_body(*pairs[0], melee)
+        warm = [timed(client, "POST", "/v1/team-matchup", json=body)[0] for _ in range(repeats)]
+        print(summary(f"team matchup {kind}, warm", warm, 44))
+        csv = [timed_csv(client, body) for _ in range(repeats)]
+        print(summary(f"team matchup {kind}, warm, as CSV", csv, 44))
+    answer = timed(client, "POST", "/v1/team-matchup", json=team_body(*pairs[0], False))[1]
+    profiles = dict.fromkeys(c["weaponProfile"] for c in answer["cells"])
+    grid = {"attackers": [{"weaponProfileId": p} for p in profiles],
+            "defenders": [{"operativeId": d} for d in answer["defenders"]],
+            "situations": SITUATIONS, "options": OPTIONS, "atLeast": [1]}  # fmt: skip
+    same = [timed(client, "POST", "/v1/grid", json=grid)[0] for _ in range(repeats)]
+    print(summary("the same ranged cells as /v1/grid, warm", same, 44))
+
+
+def timed_csv(client: httpx.Client, body: dict) -> float:
+    started = time.perf_counter()
+    response = client.post("/v1/team-matchup", json=body, headers={"accept": "text/csv"})
+    response.raise_for_status()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", required=True, help="a BattleScribe KT2024 directory")
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--startups", type=int, default=5)
+    args = parser.parse_args()
+    load_alone(args.catalog, args.startups)
+    startup(args.catalog, args.startups)
+    server = Started(args.catalog)
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            counts = timed(client, "GET", "/v1/catalog")[1]
+            print({k: counts[k] for k in ("version", "counts") if k in counts})
+            matchups(client, args.repeats)
+            catalog_queries(client, args.repeats)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

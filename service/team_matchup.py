@@ -1,0 +1,422 @@
+"""Team-vs-team matchups: what my kill team does to yours, cell by cell, and which weapon.
+
+A team matchup names two sides of catalog operatives (a kill team, or a list of operative ids)
+and answers, for every attacking operative × each of its ranged profiles × every defending
+operative × situation, the expected damage and kill probability of that shot, and for every
+(attacking operative, defending operative, situation) the best profile. The ranged cells are a
+`service.grid` grid whose attackers are the profiles named by id and whose defenders are the
+operatives named by id: the grid's envelopes, its situation overrides, its summaries and its
+cache bulk pass, so every cell has the canonical key, the cache entry and the numbers of the
+single `/v1/shoot` of the same referenced matchup.
+
+Melee, when the request has a `melee` member, is a fight (`/v1/fight`) for every attacking
+operative × each of its melee profiles × every defending operative × each of the defender's
+melee profiles, both fighters on heuristic strategies (OPTIMAL is a search, priced per fight
+in seconds, not a team-sized question). Situations are shooting overrides (cover, obscured,
+ploys) and do not apply to fights; the fights' options are the request's shared options
+(`exact`, `unknownRules`) and `melee.options` (`firstToAct`, `rounds`).
+
+Choices where the question is silent, each a test:
+
+* **Best profile**: the highest kill probability, then the highest expected damage, compared
+  exactly when the request asked for exact output; a tie left after both goes to the profile
+  listed first on the operative's datacard (catalog order), so the answer never depends on
+  dictionary or hash order.
+* **Best melee profile**: the defender fights back with the profile that is worst for the
+  attacker by the same order (kill probability, then expected damage; first listed on a tie),
+  and the attacker's best profile is the one whose worst case is best (maximin): a player
+  picks the weapon before knowing which one the enemy answers with.
+* A side listing an operative twice (a roster with two Troopers) is computed for it once, in
+  the order of first appearance; operatives without ranged (or melee) profiles simply have no
+  such cells. All cells, ranged and melee, count against the grid's cell limit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from fractions import Fraction
+from itertools import product
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from engine.errors import InputError
+from schema.catalog import Catalog, Operative, catalog
+from schema.catalog.model import WeaponProfile
+from schema.errors import from_validation_error
+from schema.fields import StrictModel
+from schema.limits import team_matchup_too_large
+from schema.references import IGNORED
+from service import grid as grids
+from service.compute import Job, Result, encode, prepare_raw
+
+Profile = dict[str, Any]
+Heuristic = Literal["MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY"]
+
+# options of the request that fights share with shots; the rest are shooting options
+SHARED_OPTIONS = ("exact", "unknownRules")
+
+
+class Side(StrictModel):
+    """One side of a team matchup: a whole kill team, or operatives by id."""
+
+    killTeamId: str | None = Field(None, description="every operative of this kill team")
+    operativeIds: list[str] | None = Field(
+        None, min_length=1, description="these operatives (a repeated id counts once)"
+    )
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Side:
+        if (self.killTeamId is None) == (self.operativeIds is None):
+            raise ValueError("give exactly one of killTeamId and operativeIds")
+        return self
+
+
+class Melee(StrictModel):
+    """Ask for melee: every melee profile against every defender's melee profiles."""
+
+    strategy: Heuristic = Field("MAX_DAMAGE", description="the attacking fighter's strategy")
+    defenderStrategy: Heuristic = Field("MAX_DAMAGE", description="the defending fighter's")
+    options: Profile = Field(
+        default_factory=dict, description="fight options (`firstToAct`, `rounds`)"
+    )
+
+
+class TeamMatchupRequest(StrictModel):
+    """`POST /v1/team-matchup` and GraphQL `teamMatchup`: a kill team against another."""
+
+    attackers: Side
+    defenders: Side
+    situations: list[grids.Situation] = Field(
+        default_factory=lambda: [grids.Situation()], min_length=1
+    )
+    options: Profile = Field(default_factory=dict, description="shoot options, as in the grid")
+    melee: Melee | None = Field(None, description="also fight, with heuristic strategies")
+
+
+# ------------------------------------------------------------------ the request's operatives
+
+
+def _operatives(cat: Catalog, side: Side, field: str) -> list[Operative]:
+    if side.killTeamId is not None:
+        for team in cat.kill_teams:
+            if team.id == side.killTeamId:
+                return list(team.operatives)
+        raise InputError(
+            "INVALID_INPUT", f"{field}.killTeamId", f"unknown kill team {side.killTeamId!r}"
+        )
+    found: dict[str, Operative] = {}
+    for i, op_id in enumerate(side.operativeIds or ()):
+        op = cat.operatives.get(op_id)
+        if op is None:
+            raise InputError(
+                "INVALID_INPUT", f"{field}.operativeIds.{i}", f"unknown operative {op_id!r}"
+            )
+        found.setdefault(op_id, op)
+    return list(found.values())
+
+
+def _of_type(op: Operative, kind: str) -> list[WeaponProfile]:
+    return [p for p in op.profiles() if p.type == kind]
+
+
+class Plan:
+    """The request's operatives and every cell it asks for, before any is validated."""
+
+    def __init__(self, request: TeamMatchupRequest, cat: Catalog) -> None:
+        self.request = request
+        self.catalog = cat
+        self.attackers = _operatives(cat, request.attackers, "attackers")
+        self.defenders = _operatives(cat, request.defenders, "defenders")
+        self.shots = [p for op in self.attackers for p in _of_type(op, "ranged")]
+        self.fights: list[tuple[WeaponProfile, WeaponProfile]] = []
+        if request.melee is not None:
+            for op, defender in product(self.attackers, self.defenders):
+                self.fights += product(_of_type(op, "melee"), _of_type(defender, "melee"))
+
+    def grid(self) -> grids.GridRequest:
+        """The ranged cells as a grid of catalog references."""
+        return grids.GridRequest(
+            attackers=[
+                {"operativeId": p.operative_id, "weaponProfileId": p.id} for p in self.shots
+            ],
+            defenders=[{"operativeId": op.id} for op in self.defenders],
+            situations=self.request.situations,
+            options=self.request.options,
+        )
+
+    def cells(self) -> int:
+        return len(self.shots) * len(self.defenders) * len(self.request.situations) + len(
+            self.fights
+        )
+
+
+def parse(body: Any, max_cells: int) -> Plan:
+    """Validate the request's shape, resolve its operatives and check its size."""
+    try:
+        request = TeamMatchupRequest.model_validate(body)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+    plan = Plan(request, catalog())
+    if plan.cells() > max_cells:
+        raise team_matchup_too_large(plan.cells(), max_cells)
+    return plan
+
+
+# ------------------------------------------------------------------ validating the cells
+
+
+def _blame(error: InputError, field: str, what: str) -> InputError:
+    """A cell's error about a catalog profile, pointed at the side it came from."""
+    return InputError(error.code, field, f"{what}: {error.message}", error.limit)
+
+
+def _shot_jobs(plan: Plan) -> list[Job]:
+    grid = plan.grid()
+    try:
+        return grids.prepare_cells(grid)
+    except InputError as exc:
+        head, _, rest = exc.field.partition(".")
+        index, _, _ = rest.partition(".")
+        if head == "attackers" and index.isdigit():
+            raise _blame(exc, "attackers", plan.shots[int(index)].id) from None
+        if head == "defenders" and index.isdigit():
+            raise _blame(exc, "defenders", plan.defenders[int(index)].id) from None
+        raise
+
+
+def fight_envelope(plan: Plan, mine: WeaponProfile, theirs: WeaponProfile) -> dict[str, Any]:
+    """The `/v1/fight` envelope of one melee cell: the attacker is fighter A."""
+    melee = plan.request.melee
+    assert melee is not None
+    shared = {k: v for k, v in plan.request.options.items() if k in SHARED_OPTIONS}
+    return {
+        "ruleset": "kt2024",
+        "mode": "fight",
+        "fighterA": {
+            "operativeId": mine.operative_id,
+            "weaponProfileId": mine.id,
+            "strategy": melee.strategy,
+        },
+        "fighterB": {
+            "operativeId": theirs.operative_id,
+            "weaponProfileId": theirs.id,
+            "strategy": melee.defenderStrategy,
+        },
+        "options": {**shared, **melee.options},
+    }
+
+
+def _fight_jobs(plan: Plan) -> list[Job]:
+    melee = plan.request.melee
+    jobs = []
+    for mine, theirs in plan.fights:
+        try:
+            jobs.append(prepare_raw(encode(fight_envelope(plan, mine, theirs))))
+        except InputError as exc:
+            head, _, rest = exc.field.partition(".")
+            if head == "fighterA":
+                raise _blame(exc, "attackers", mine.id) from None
+            if head == "fighterB":
+                raise _blame(exc, "defenders", theirs.id) from None
+            first = rest.partition(".")[0]
+            where = "melee.options" if melee and first in melee.options else "options"
+            raise InputError(exc.code, f"{where}.{rest}", exc.message, exc.limit) from None
+    return jobs
+
+
+def prepare_cells(plan: Plan) -> list[Job]:
+    """Every cell's job, ranged then melee: the first bad cell fails the request, located."""
+    return _shot_jobs(plan) + _fight_jobs(plan)
+
+
+# ------------------------------------------------------------------ the answer
+
+
+def _exact(row: dict[str, Any], name: str) -> Fraction | float:
+    """A value for comparisons: the exact rational when the cell has one."""
+    exact = row.get(name + "Exact")
+    return Fraction(exact) if exact is not None else row[name]
+
+
+def _order(row: dict[str, Any]) -> tuple[Fraction | float, Fraction | float]:
+    """Better for the attacker = larger: kill probability, then expected damage."""
+    return _exact(row, "killProbability"), _exact(row, "expectedDamage")
+
+
+def _worse(row: dict[str, Any]) -> tuple[Fraction | float, Fraction | float]:
+    """Worse for the attacker = larger (the defender's choice of melee profile)."""
+    kill, damage = _order(row)
+    return -kill, -damage
+
+
+VALUES = ("expectedDamage", "killProbability", "expectedDamageTaken")
+VALUES += ("attackerIncapacitatedProbability", IGNORED)
+
+
+def _values(row: dict[str, Any]) -> dict[str, Any]:
+    """A cell's numbers, exact siblings included, and the rules it was computed without
+    (max() below keeps the first of equals, which is the datacard-order tie rule)."""
+    return {k: v for k, v in row.items() if k.removesuffix("Exact") in VALUES}
+
+
+def _ignored(answer: Result) -> dict[str, Any]:
+    """`ignoredRules` of a cell computed under `unknownRules: "IGNORE"` (service.compute)."""
+    return {} if answer.ignored is None else {IGNORED: list(answer.ignored)}
+
+
+def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+    """The ranged cells in profile, defender, situation order (the grid's)."""
+    rows = []
+    for (a, d, s), answer in zip(grids.indices(plan.grid()), answers, strict=True):
+        summary = grids.summary(answer.key, answer.output, ())
+        profile = plan.shots[a]
+        rows.append(
+            {
+                "attacker": profile.operative_id,
+                "weaponProfile": profile.id,
+                "defender": plan.defenders[d].id,
+                "situation": s,
+                **_values(summary),
+                "canonicalKey": answer.key,
+                **_ignored(answer),
+            }
+        )
+    return rows
+
+
+def best_shots(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For every (attacker, defender, situation), its best profile (module docstring)."""
+    groups: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["attacker"], row["defender"], row["situation"]), []).append(row)
+    out = []
+    for (attacker, defender, situation), cells in groups.items():
+        best = max(cells, key=_order)
+        out.append(
+            {
+                "attacker": attacker,
+                "defender": defender,
+                "situation": situation,
+                "weaponProfile": best["weaponProfile"],
+                **_values(best),
+            }
+        )
+    return out
+
+
+def _side(output: dict[str, Any], name: str, exact_name: str) -> dict[str, Any]:
+    row = {name: output[exact_name.removesuffix("Exact")]}
+    if exact_name in output:
+        row[name + "Exact"] = output[exact_name]
+    return row
+
+
+def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+    """The melee cells: the attacker's damage and kill chance, and what it risks."""
+    rows = []
+    for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
+        a, b = answer.output["fighterA"], answer.output["fighterB"]
+        rows.append(
+            {
+                "attacker": mine.operative_id,
+                "weaponProfile": mine.id,
+                "defender": theirs.operative_id,
+                "defenderWeaponProfile": theirs.id,
+                **_side(a, "expectedDamage", "expectedDamageDealtExact"),
+                **_side(b, "killProbability", "incapacitatedProbabilityExact"),
+                **_side(b, "expectedDamageTaken", "expectedDamageDealtExact"),
+                **_side(a, "attackerIncapacitatedProbability", "incapacitatedProbabilityExact"),
+                "canonicalKey": answer.key,
+                **_ignored(answer),
+            }
+        )
+    return rows
+
+
+def best_fights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For every (attacker, defender), the maximin melee profile (module docstring)."""
+    groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    for row in rows:
+        pair = groups.setdefault((row["attacker"], row["defender"]), {})
+        pair.setdefault(row["weaponProfile"], []).append(row)
+    out = []
+    for (attacker, defender), by_profile in groups.items():
+        worst = [max(answers, key=_worse) for answers in by_profile.values()]
+        best = max(worst, key=_order)
+        out.append(
+            {
+                "attacker": attacker,
+                "defender": defender,
+                "weaponProfile": best["weaponProfile"],
+                "defenderWeaponProfile": best["defenderWeaponProfile"],
+                **_values(best),
+            }
+        )
+    return out
+
+
+def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
+    """The team matchup's JSON answer from its cells' results (ranged first, then melee)."""
+    split = len(answers) - len(plan.fights)
+    shots, fights = answers[:split], answers[split:]
+    rows = shot_rows(plan, shots)
+    out: dict[str, Any] = {
+        "catalogVersion": plan.catalog.version,
+        "attackers": [op.id for op in plan.attackers],
+        "defenders": [op.id for op in plan.defenders],
+        "situations": [s.name for s in plan.request.situations],
+        "cells": rows,
+        "best": best_shots(rows),
+    }
+    if plan.request.melee is not None:
+        melee = fight_rows(plan, fights)
+        out["melee"] = {"cells": melee, "best": best_fights(melee)}
+    out["cachedCells"] = sum(1 for a in answers if a.cached)
+    return out
+
+
+def keys(answer: dict[str, Any]) -> list[str]:
+    """Every cell's canonical key, ranged then melee: what the answer is a function of
+    (with the catalog version), for an ETag or a client's own cache."""
+    melee = answer.get("melee", {}).get("cells", [])
+    return [row["canonicalKey"] for row in [*answer["cells"], *melee]]
+
+
+# ------------------------------------------------------------------ CSV
+
+COLUMNS = ["kind", "attacker", "weaponProfile", "defender", "defenderWeaponProfile"]
+COLUMNS += ["situation", "best", "expectedDamage", "killProbability"]
+MELEE_COLUMNS = ["expectedDamageTaken", "attackerIncapacitatedProbability"]
+
+
+def to_csv(answer: dict[str, Any]) -> str:
+    """One line per cell, ranged then melee; `best` marks the best profile's cells; the
+    `...Exact` columns follow when the request asked for exact output."""
+    melee = answer.get("melee")
+    values = ["expectedDamage", "killProbability"] + (MELEE_COLUMNS if melee else [])
+    rows: list[tuple[str, dict[str, Any]]] = [("ranged", row) for row in answer["cells"]]
+    rows += [("melee", row) for row in (melee["cells"] if melee else [])]
+    exact = any("expectedDamageExact" in row for _, row in rows)
+    header = COLUMNS + (MELEE_COLUMNS if melee else [])
+    header += [f"{name}Exact" for name in values] if exact else []
+    best = {_best_key(row) for row in answer["best"]}
+    best |= {_best_key(row) for row in (melee["best"] if melee else [])}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for kind, row in rows:
+        line = [kind, row["attacker"], row["weaponProfile"], row["defender"]]
+        line += [row.get("defenderWeaponProfile", ""), row.get("situation", "")]
+        line += [_best_key(row) in best, row["expectedDamage"], row["killProbability"]]
+        line += [row[name] for name in MELEE_COLUMNS if melee and name in row]
+        line += [""] * (len(MELEE_COLUMNS) if melee and kind == "ranged" else 0)
+        line += [row.get(f"{name}Exact", "") for name in values] if exact else []
+        writer.writerow(line)
+    return buffer.getvalue()
+
+
+def _best_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["attacker"], row["defender"], row.get("situation"), row["weaponProfile"],
+            row.get("defenderWeaponProfile"))  # fmt: skip

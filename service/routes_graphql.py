@@ -37,7 +37,7 @@ from service.compute import BudgetExceeded, Computer, Result, encode, prepare_ea
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql_http import ALLOW, JSON, Params, Refused
 from service.graphql_uploads import only_uploads
-from service.http import RateLimited
+from service.http import RateLimited, refusal
 from service.routes_compute import run_grid
 from service.routes_team import run_team_matchup
 from service.settings import Settings
@@ -242,7 +242,7 @@ class Endpoint:
         limit = state.settings.max_body_bytes
         if len(raw) > limit and not only_uploads(raw, limit):
             message = f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
-            raise Refused(413, "LIMIT_EXCEEDED", "", message)
+            return refusal(413, "LIMIT_EXCEEDED", message, limit=limit)
         replies: Replies = state.graphql_replies
         # a metered request runs every time: its reply says the key's budget as it is now
         cached = replies.budget > 0 and auth.meter(request.scope) is None

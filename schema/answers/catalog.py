@@ -195,6 +195,17 @@ class ImportProblem(Result):
     message: str
 
 
+class ProblemKinds(Result):
+    """How many problems of each kind (a kind absent: none)."""
+
+    unreadable_statline: int | None = Omitted(alias="UNREADABLE_STATLINE")
+    unknown_rule: int | None = Omitted(alias="UNKNOWN_RULE")
+    unknown_weapon_type: int | None = Omitted(alias="UNKNOWN_WEAPON_TYPE")
+    unresolved_link: int | None = Omitted(alias="UNRESOLVED_LINK")
+    unreached: int | None = Omitted(alias="UNREACHED")
+    empty: int | None = Omitted(alias="EMPTY")
+
+
 class ImportCounts(Result):
     profiles_found: int
     imported_clean: int
@@ -210,7 +221,7 @@ class ImportResult(Result):
     name: str
     operatives: list[ImportedOperative]
     counts: ImportCounts
-    problem_kinds: dict[ProblemKind, int]
+    problem_kinds: ProblemKinds
     problems: list[ImportProblem]
 
 

@@ -370,29 +370,29 @@ def test_envelopes_nested_deeper_than_orjson_writes_are_invalid_input(
     response = client.post("/v1/grid", content=body)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "INVALID_INPUT"
-    query = (
-        "query($e: JSON!) { matchups(inputs: [{envelope: $e}]) { ... on MatchupError { code } } }"
-    )
-    envelope = {"mode": "shoot", "attacker": {"x": orjson.loads(DEEP_VALUE)}}
-    answer = client.post("/graphql", json={"query": query, "variables": {"e": envelope}}).json()
-    assert answer["data"]["matchups"] == [{"code": "INVALID_INPUT"}]
+    # GraphQL inputs are typed: such a value is a request error (no data), never a 5xx
+    inputs = [{"shoot": {"attacker": {"x": orjson.loads(DEEP_VALUE)}}}]
+    response = client.post("/graphql", json={"query": MATCHUPS_QUERY, "variables": {"i": inputs}})
+    assert response.status_code < 500 and "data" not in response.json()
+    assert response.json()["errors"]
 
 
 def test_graphql_json_integers_beyond_64_bits_are_invalid_input(
     client: httpx.Client, errors: ErrorShape
 ) -> None:
-    """GraphQL's JSON scalar takes integers of any size; orjson writes 64 bits."""
+    """Integers beyond 64 bits (orjson writes 64) are refused as input, never a 5xx."""
     big = 10**30
     query = f"{{ kt2018Shooting(input: {{weapons: [{{attacks: {big}}}]}}) {{ cached }} }}"
     (error,) = client.post("/graphql", json={"query": query}).json()["errors"]
     assert not errors.members_problems(error["extensions"]), error
     assert error["extensions"]["code"] == "INVALID_INPUT"
+    # a typed Int beyond 32 bits is a request error (no data), never a 5xx
     query = (
-        f'{{ matchups(inputs: [{{envelope: {{mode: "shoot", attacker: {{attacks: {big}}}}}}}]) '
-        "{ ... on MatchupError { code } } }"
+        f"{{ matchups(inputs: [{{shoot: {{attacker: {{attacks: {big}}}}}}}]) {{ __typename }} }}"
     )
-    answer = client.post("/graphql", json={"query": query}).json()
-    assert answer["data"]["matchups"] == [{"code": "INVALID_INPUT"}]
+    response = client.post("/graphql", json={"query": query})
+    assert response.status_code < 500 and "data" not in response.json()
+    assert response.json()["errors"]
 
 
 @pytest.mark.parametrize(

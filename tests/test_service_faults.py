@@ -82,6 +82,7 @@ class Outcome:
     seconds: float
     status: int
     body: Any
+    cache_status: str = ""  # the answer's Cache-Status header: which tier had it, if any
 
 
 class Load:
@@ -122,7 +123,10 @@ class Load:
                     response = client.post("/v1/batch", json=batch)
                 seconds = time.monotonic() - started
                 body = response.json() if response.status_code == 200 else response.text
-                self.outcomes.append(Outcome(ns, started, seconds, response.status_code, body))
+                cache_status = response.headers.get("cache-status", "")
+                self.outcomes.append(
+                    Outcome(ns, started, seconds, response.status_code, body, cache_status)
+                )
                 time.sleep(0.01)
 
     def __enter__(self) -> Load:

@@ -72,8 +72,8 @@ FIGHT_QUERY = (
 )
 MATCHUPS_QUERY = """query($inputs: [MatchupInput!]!) { matchups(inputs: $inputs) {
   __typename
-  ... on ShootResult { expectedDamageExact canonicalKey }
-  ... on FightResult { fighterA { expectedDamageDealtExact } canonicalKey }
+  ... on Kt2024ShootResult { expectedDamageExact canonicalKey }
+  ... on Kt2024FightResult { fighterA { expectedDamageDealtExact } canonicalKey }
   ... on MatchupError { code field message } } }"""
 GRID_QUERY = """query($attackers: [Kt2024ShootAttackerInput!]!,
     $defenders: [Kt2024ShootDefenderInput!]!, $situations: [SituationInput!]) {
@@ -114,12 +114,9 @@ def test_graphql_matchups_take_catalog_ids(url):
     inputs = [
         {"shoot": SHOOT_REFERENCED},
         {"fight": FIGHT_REFERENCED},
-        {"envelope": {"mode": "shoot", **SHOOT_REFERENCED}},
         {"shoot": {"attacker": {"weaponProfileId": "kommandos.boss-nob.power-klaw"}}},
     ]
-    shoot, fight, envelope, wrong = graphql(url, MATCHUPS_QUERY, {"inputs": inputs})["data"][
-        "matchups"
-    ]
+    shoot, fight, wrong = graphql(url, MATCHUPS_QUERY, {"inputs": inputs})["data"]["matchups"]
     single_shoot = rest(url, "/v1/shoot", SHOOT_INLINE)
     single_fight = rest(url, "/v1/fight", FIGHT_INLINE)
     assert shoot["canonicalKey"] == single_shoot["canonicalKey"]
@@ -129,7 +126,6 @@ def test_graphql_matchups_take_catalog_ids(url):
         fight["fighterA"]["expectedDamageDealtExact"]
         == single_fight["fighterA"]["expectedDamageDealtExact"]
     )
-    assert envelope["__typename"] == "RulesetResult"
     assert wrong["__typename"] == "MatchupError"
     assert (wrong["code"], wrong["field"]) == ("INVALID_INPUT", "attacker.weaponProfileId")
     assert "melee" in wrong["message"]
@@ -251,7 +247,7 @@ def test_threshold_queries_take_typed_inputs(url, mode):
 
 
 def test_typed_threshold_input_refuses_unknown_members_and_keeps_the_errors(url):
-    query = """query($i: ThresholdAttackInput!) { thresholdAttack(input: $i) { result } }"""
+    query = """query($i: ThresholdAttackInput!) { thresholdAttack(input: $i) { canonicalKey } }"""
     target = {"minorThreshold": 5, "majorThreshold": 9, "currentHP": 4}
     bogus = graphql(url, query, {"i": {"attack": {"damage": 3, "bogus": 1}, "target": target}})
     assert "bogus" in bogus["errors"][0]["message"]

@@ -14,7 +14,8 @@ export async function expectedDamage(): Promise<number> {
   }
   const exact: string | undefined = answer.expectedDamageExact;
   const first: number = answer.damageDistribution[0].probability;
-  return answer.expectedDamage + first + (exact === undefined ? 0 : 1) + answer.canonicalKey.length;
+  const key: string = answer.canonicalKey ?? ""; // absent with Prefer: return=minimal
+  return answer.expectedDamage + first + (exact === undefined ? 0 : 1) + key.length;
 }
 
 export async function gridAndCatalog(): Promise<number> {

@@ -19,14 +19,19 @@ Cell = tuple[str, str, str, dict[str, Any], dict[str, Any]]
 
 
 def envelope(of: Cell) -> dict[str, Any]:
-    """The cell's shoot envelope (the situation's members come typed from GraphQL)."""
+    """The cell's shoot envelope (the situation's members come typed from GraphQL; a member
+    given as null is absent, as everywhere in GraphQL inputs)."""
     operative_id, profile_id, defender_id, situation, options = of
     return grids.envelope(
         {"operativeId": operative_id, "weaponProfileId": profile_id},
         {"operativeId": defender_id},
-        options,
-        grids.Situation.model_validate(situation),
+        _given(options),
+        grids.Situation.model_validate(_given(situation)),
     )
+
+
+def _given(body: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in body.items() if value is not None}
 
 
 def row(of: Cell, answer: Result) -> dict[str, Any]:

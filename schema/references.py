@@ -188,6 +188,9 @@ def _expand_role(
         if op_id is None:
             raise InputError("INVALID_INPUT", f"{role}.{OPERATIVE}", "must be a string id")
         return {**_operative(cat, op_id, role).defender_fields(), **overrides}
+    for key in (OPERATIVE, PROFILE):
+        if key in body and body[key] is None:  # the schema says string: null is not absent
+            raise InputError("INVALID_INPUT", f"{role}.{key}", "must be a string id")
     if _id(body, OPERATIVE, role) is None and _id(body, PROFILE, role) is None:
         # an inline profile with its rules as text: the members given explicitly win
         only = for_shooting if kind == "attacker" else for_fighting

@@ -50,7 +50,9 @@ def test_rest_answers_while_graphql_is_built_and_graphql_waits_for_it(held) -> N
         assert not app.state.started.done()
 
         answers: list = []
-        asking = threading.Thread(target=lambda: answers.append(client.post("/graphql", json=QUERY)))
+        asking = threading.Thread(
+            target=lambda: answers.append(client.post("/graphql", json=QUERY))
+        )
         asking.start()
         asking.join(0.5)
         assert asking.is_alive() and not answers  # waiting for the schema, not refused

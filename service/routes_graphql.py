@@ -123,12 +123,13 @@ class Service:
             async def charge(jobs: Sequence[Job]) -> None:
                 await self.tally.charge(costs.of_jobs(jobs))
 
-            answer = await run_team_matchup(self.computer, plan, charge)
+            answered = await run_team_matchup(
+                self.computer, plan, charge, lambda results: teams.answer(plan, results)
+            )
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
-        assert isinstance(answer, dict)
-        del answer["tiers"]
-        return answer
+        assert not isinstance(answered, Response)
+        return {**answered.body, "cachedCells": answered.cached_cells}
 
 
 class GraphiQL(GraphQL):

@@ -11,36 +11,55 @@ request's time budget, and rendered as JSON, or as CSV on `Accept: text/csv`, wi
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
+import orjson
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from engine.errors import InputError
 from schema.answers.team_matchup import TeamMatchupAnswer
 from service import auth, costs, validators
 from service import team_matchup as teams
+from service.cache import Tier
 from service.compute import Computer, Job, Result
-from service.http import JSONResponse, answers_errors, computer, json_body
+from service.http import answers_errors, computer, json_body
 from service.openapi import Components, error_responses, operation
 from service.openapi import json_body as json_request
 from service.validators import ANSWER_CACHE_CONTROL
 
 Admit = Callable[[Sequence[Job]], Awaitable[Response | None]]
+T = TypeVar("T")
+
+
+@dataclass
+class Answered(Generic[T]):
+    """A team matchup's rendered answer, and how its cells were found: each cell's cache
+    tier (REST's `Cache-Status`) and how many the cache answered (GraphQL's `cachedCells`)."""
+
+    body: T
+    tiers: list[Tier | None]
+
+    @property
+    def cached_cells(self) -> int:
+        return sum(1 for tier in self.tiers if tier is not None)
 
 
 async def run_team_matchup(
-    service: Computer, plan: teams.Plan, admit: Admit
-) -> dict[str, Any] | Response:
-    """Every cell of a team matchup through the cache, then the answer.
+    service: Computer, plan: teams.Plan, admit: Admit, render: Callable[[list[Result]], T]
+) -> Answered[T] | Response:
+    """Every cell of a team matchup through the cache, then `render` of their results (in
+    the pool).
 
     `admit` sees the cells' jobs before any lookup (it charges them) and may answer instead
-    (a 304). The answer has `cachedCells` (GraphQL's `teamMatchup` reports it) and `tiers`,
-    each cell's cache tier, which REST turns into `Cache-Status`."""
+    (a 304)."""
 
-    async def work() -> dict[str, Any] | Response:
+    async def work() -> Answered[T] | Response:
         jobs = await service.in_pool(teams.prepare_cells, plan)
         early = await admit(jobs)
         if early is not None:
@@ -51,12 +70,44 @@ async def run_team_matchup(
             if isinstance(found, InputError):  # a cross-field rule only the engine checks
                 raise found
             results.append(found)
-        body = await service.in_pool(teams.answer, plan, results)
-        tiers = [r.tier for r in results]
-        cached = sum(1 for tier in tiers if tier is not None)
-        return {**body, "cachedCells": cached, "tiers": tiers}
+        body = await service.in_pool(render, results)
+        return Answered(body, [r.tier for r in results])
 
     return await service.within_budget(work())
+
+
+class Rendered:
+    """Rendered team matchups by their strong ETag, within a byte budget (least recently
+    used evicted first; an answer above an eighth of the budget is not kept).
+
+    The ETag digests everything the body is made of (`team_matchup.identity`), so a warm
+    matchup is its cells' lookups (for `Cache-Status`) and these bytes: not assembled,
+    compared and serialised again (a thousand cells, a megabyte of JSON)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()  # bodies are rendered in pool threads
+
+    def get(self, tag: str, render: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            found = self._bodies.get(tag)
+            if found is not None:
+                self._bodies.move_to_end(tag)
+                return found
+        body = render()
+        if len(body) <= self.budget // 8:
+            with self._lock:
+                if tag not in self._bodies:
+                    self._bodies[tag] = body
+                    self.size += len(body)
+                while self.size > self.budget:
+                    self.size -= len(self._bodies.popitem(last=False)[1])
+        return body
+
+
+RENDERED = Rendered(32 * 1024 * 1024)
 
 
 @answers_errors
@@ -75,17 +126,22 @@ async def team_matchup(request: Request) -> Response:
         await auth.charge(request.scope, costs.of_jobs(jobs))
         return None
 
-    answer = await run_team_matchup(computer(request), plan, admit)
-    if isinstance(answer, Response):
-        return answer
+    def render(results: list[Result]) -> bytes:
+        def fresh() -> bytes:
+            answer = teams.answer(plan, results)
+            return teams.to_csv(answer).encode() if csv else orjson.dumps(answer)
+
+        return RENDERED.get(tag, fresh)
+
+    answered = await run_team_matchup(computer(request), plan, admit, render)
+    if isinstance(answered, Response):
+        return answered
     headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Accept")
     headers["cache-status"] = validators.cache_status(
-        answer.pop("tiers"), redis=computer(request).cache.l2 is not None, bulk=True
+        answered.tiers, redis=computer(request).cache.l2 is not None, bulk=True
     )
-    del answer["cachedCells"]
-    if csv:
-        return PlainTextResponse(teams.to_csv(answer), media_type="text/csv", headers=headers)
-    return JSONResponse(answer, headers=headers)
+    media = "text/csv" if csv else "application/json"
+    return Response(answered.body, headers=headers, media_type=media)
 
 
 EXAMPLE = {

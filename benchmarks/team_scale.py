@@ -195,6 +195,8 @@ def catalog_queries(client: httpx.Client, repeats: int, tag: str) -> None:
     print(summary(f"{tag} GraphQL operatives(filter: killTeamId)", graph, 52))
     everything += pages
     print(summary(f"{tag} all REST catalog queries (target p95 ≤ 5 ms)", everything, 52))
+    floor = [timed(client, "GET", "/healthz")[0] for _ in range(repeats)]
+    print(summary(f"{tag} GET /healthz (a request's floor)", floor, 52))
 
 
 def twelve_operative_pairs(client: httpx.Client) -> list[tuple[list[str], list[str]]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -34,7 +35,15 @@ from schema.limits import too_many_matchups, versus_too_large
 from service import auth, costs, graphql_http, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
-from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
+from service.compute import (
+    BudgetExceeded,
+    Computer,
+    Job,
+    Result,
+    encode,
+    prepare_each,
+    prepare_raw,
+)
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql_http import ALLOW, JSON, Params, Refused
 from service.graphql_uploads import only_uploads
@@ -111,9 +120,17 @@ class Service:
     async def team_matchup(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             plan = teams.parse(body, self.settings.max_grid_cells)
-            return await run_team_matchup(self.computer, plan)
-        except (InputError, BudgetExceeded) as exc:
+
+            async def charge(jobs: Sequence[Job]) -> None:
+                await self.tally.charge(costs.of_jobs(jobs))
+
+            answered = await run_team_matchup(
+                self.computer, plan, charge, lambda results: teams.answer(plan, results)
+            )
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        assert not isinstance(answered, Response)
+        return {**answered.body, "cachedCells": answered.cached_cells}
 
 
 class GraphiQL(GraphQL):

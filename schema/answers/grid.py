@@ -1,4 +1,5 @@
-"""The matchup grid's answer (`POST /v1/grid`, JSON): one summary per cell."""
+"""The matchup grid's answers: `POST /v1/grid` (JSON) and GraphQL's `matchupGrid`, one
+summary per cell."""
 
 from __future__ import annotations
 
@@ -39,12 +40,23 @@ class GridCell(GridSummary, GridPlace):
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class GridAnswer(Result):
-    """Every cell in attacker, defender, situation order, and the k of `damageAtLeast`.
-    Tolerates members not declared here, like the other answers."""
-
-    model_config = Result.model_config | {"extra": "allow"}
+class GridCells(Result):
+    """Every cell in attacker, defender, situation order, and the k of `damageAtLeast`."""
 
     at_least: list[int]
     cells: list[GridCell]
-    cached_cells: int | None = Omitted("cells answered from the cache")
+
+
+class GridAnswer(GridCells):
+    """`POST /v1/grid`'s JSON answer: the cells and the k of `damageAtLeast` (`Cache-Status`
+    says which cells the cache answered). Tolerates members not declared here, like the other
+    answers."""
+
+    model_config = Result.model_config | {"extra": "allow"}
+
+
+class MatchupGrid(GridCells):
+    """A matchup grid (GraphQL's `matchupGrid`): cells in attacker, defender, situation
+    order, and how many of them the cache answered (GraphQL has no `Cache-Status`)."""
+
+    cached_cells: int = Field(ge=0, description="cells answered from the cache")

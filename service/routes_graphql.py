@@ -35,7 +35,7 @@ from service import grid as grids
 from service import team_matchup as teams
 from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
-from service.graphql_http import ALLOW, JSON, Params, Refused
+from service.graphql_http import ALLOW, Params, Refused
 from service.graphql_uploads import only_uploads
 from service.http import RateLimited, refusal
 from service.routes_compute import run_grid
@@ -204,8 +204,7 @@ class Endpoint:
         try:
             response = await self.respond(request, state)
         except Refused as refused:
-            body = orjson.dumps({"errors": [refused.error()]})
-            response = _response(refused.status, body, JSON, refused.headers)
+            response = refused.response()
         if response is None:
             await state.graphiql(scope, receive, send)
         else:

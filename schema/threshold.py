@@ -259,7 +259,7 @@ def _aftermath(result: Aftermath, exact: bool) -> dict[str, Any]:
 
 
 def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
-    return ThresholdAttackResult(
+    return ThresholdAttackResult.build(
         hp_loss_per_successful_attack=distribution(result.hp_loss_per_successful_attack, exact),
         **exact_members(
             exact,
@@ -267,24 +267,24 @@ def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
             p_devastating_per_successful_attack=result.p_devastating_per_successful_attack,
         ),
         **_aftermath(result.aftermath, exact),
-    ).as_json()
+    )
 
 
 def render_deadly_demise(result: DeadlyDemiseResult, exact: bool) -> dict[str, Any]:
     units = [
-        ThresholdUnitAftermath(
+        ThresholdUnitAftermath.build(
             hp_loss_if_triggered=distribution(unit.hp_loss_if_triggered, exact),
             **_aftermath(unit.aftermath, exact),
         )
         for unit in result.units
     ]
-    return ThresholdDeadlyDemiseResult(
+    return ThresholdDeadlyDemiseResult.build(
         **exact_members(exact, p_trigger=result.p_trigger), units=units
-    ).as_json()
+    )
 
 
 def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
-    return ThresholdHealResult(
+    return ThresholdHealResult.build(
         hp_after=distribution(result.hp_after, exact),
         hp_restored=distribution(result.hp_restored, exact),
         models_returned=distribution(result.models_returned, exact),
@@ -293,7 +293,7 @@ def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
             expected_hp_restored=result.expected_hp_restored,
             p_fully_restored=result.p_fully_restored,
         ),
-    ).as_json()
+    )
 
 
 def _evaluator(

@@ -1,10 +1,15 @@
 """What every answer model shares: camelCase members, exact siblings, distributions.
 
 An answer model is the one declaration of an answer's shape. The engines' results are
-rendered *through* it (`Result.of(...).as_json()`), so a member it does not declare cannot
-reach a client; the OpenAPI response schemas are its JSON Schema (serialization mode); the
-GraphQL output types can be derived from it. Members are snake_case in Python and camelCase
-in JSON, like the request models.
+rendered by it (`Result.build(...)`: its members by their JSON names, in its order), so a
+member it does not declare cannot reach a client; the OpenAPI response schemas are its JSON
+Schema (serialization mode); the GraphQL output types are derived from it. Members are
+snake_case in Python and camelCase in JSON, like the request models.
+
+`build` does not validate: validating every cache-miss answer cost 35–75 µs of the render
+(benchmarks/bench_render.py). That the dicts it builds are what the model validates and dumps
+(types, names, order, absent members) is checked by the tests instead, over every worked
+example and hypothesis' scenarios (tests/test_answer_models.py).
 
 Exact output (`options.exact`) adds a `<name>Exact` sibling `"p/q"` to every probability and
 an `"exact"` member to every distribution entry. Those members are *absent* when exact output
@@ -64,6 +69,24 @@ class Result(BaseModel):
         """The JSON-ready dict: camelCase, members never set (the exact siblings of a float
         answer) left out."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+    @classmethod
+    def build(cls, **members: Any) -> dict[str, Any]:
+        """The JSON dict `cls(**members).as_json()` would give, built without validating
+        (nested answers given as their `build` dicts): members in the model's order by their
+        JSON names. A name the model lacks is a programming error, as `extra="forbid"`."""
+        names = _json_names(cls)
+        built = {alias: members[name] for name, alias in names if name in members}
+        if len(built) != len(members):
+            unknown = sorted(set(members) - {name for name, _ in names})
+            raise TypeError(f"{cls.__name__} has no members {unknown}")
+        return built
+
+
+@functools.cache
+def _json_names(model: type[Result]) -> tuple[tuple[str, str], ...]:
+    """(Python name, JSON name) of every member, in the model's order."""
+    return tuple((name, info.alias or name) for name, info in model.model_fields.items())
 
 
 class DistributionEntry(Result):

@@ -14,12 +14,17 @@ example and hypothesis' scenarios (tests/test_answer_models.py).
 Exact output (`options.exact`) adds a `<name>Exact` sibling `"p/q"` to every probability and
 an `"exact"` member to every distribution entry. Those members are *absent* when exact output
 was not asked for, never null: `Omitted` declares such a member, and its schema says
-"a string, not required" rather than advertising a null the service never sends.
+"a string, not required" rather than advertising a null the service never sends. A member
+declared `Exact[float]` (or `Exact[Probability]`, `Exact[list[Probability]]`) gets its
+sibling declared with it, right after it, as an ordinary model field: OpenAPI and GraphQL
+see both.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,6 +56,38 @@ Probability = Annotated[float, Field(description="a probability: the nearest dou
 """Not bounded in the schema: in float mode a sum of floats may land a rounding step past 1."""
 
 
+class _HasExactSibling:
+    """`Annotated` metadata of a member declared with `Exact` (pydantic ignores it)."""
+
+
+HAS_EXACT_SIBLING = _HasExactSibling()
+
+
+class Exact:
+    """`name: Exact[T]` declares the member `name: T` and its exact sibling `name_exact`
+    (`<name>Exact` in JSON): "p/q", or a list of them for a list `T`, absent unless exact
+    output was asked for (`Omitted`)."""
+
+    def __class_getitem__(cls, value: Any) -> Any:
+        return Annotated[value, HAS_EXACT_SIBLING]
+
+
+def _with_exact_siblings(declared: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The annotations with each `Exact` member's sibling right after it, and the siblings."""
+    members: dict[str, Any] = {}
+    siblings = []
+    for name, annotation in declared.items():
+        members[name] = annotation
+        if isinstance(annotation, str):  # `from __future__ import annotations`
+            assert "Exact[" not in annotation, f"{name}: `Exact` needs evaluated annotations"
+            continue
+        if HAS_EXACT_SIBLING in getattr(annotation, "__metadata__", ()):
+            plural = typing.get_origin(annotation.__origin__) is list
+            members[f"{name}_exact"] = (list[Ratio] if plural else Ratio) | None
+            siblings.append(f"{name}_exact")
+    return members, siblings
+
+
 IGNORED_RULES = (
     "weapon rules left out, verbatim, under `options.unknownRules: IGNORE` (present only then, "
     "possibly empty)"
@@ -64,6 +101,15 @@ class Result(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
     )
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Declare the siblings of the `Exact` members (before pydantic collects the
+        fields, which happens after this hook, so they are fields like any other)."""
+        super().__init_subclass__(**kwargs)
+        members, siblings = _with_exact_siblings(inspect.get_annotations(cls))
+        for sibling in siblings:
+            setattr(cls, sibling, Omitted())
+        cls.__annotations__ = members
 
     def as_json(self) -> dict[str, Any]:
         """The JSON-ready dict: camelCase, members never set (the exact siblings of a float

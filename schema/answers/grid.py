@@ -1,11 +1,9 @@
 """The matchup grid's answers: `POST /v1/grid` (JSON) and GraphQL's `matchupGrid`, one
 summary per cell."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
-from schema.answers.base import IGNORED_RULES, Omitted, Probability, Ratio, Result
+from schema.answers.base import IGNORED_RULES, Exact, Omitted, Probability, Ratio, Result
 
 
 class DamageAtLeast(Result):
@@ -27,10 +25,8 @@ class GridPlace(Result):
 class GridSummary(Result):
     """What a cell reports of its shooting answer (`Kt2024ShootResult`)."""
 
-    expected_damage: float
-    expected_damage_exact: Ratio | None = Omitted()
-    kill_probability: Probability
-    kill_probability_exact: Ratio | None = Omitted()
+    expected_damage: Exact[float]
+    kill_probability: Exact[Probability]
     damage_at_least: list[DamageAtLeast]
 
 

@@ -447,31 +447,3 @@ def document_security(document: dict[str, Any], settings: Settings) -> dict[str,
                 if metered and status != "401":
                     response.setdefault("headers", {}).update(RATE_LIMIT_HEADERS)
     return document
-    content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-    refusals: dict[str, Any] = {
-        "401": {
-            "description": "UNAUTHORIZED: no or unknown API key",
-            "headers": {"WWW-Authenticate": {"schema": {"type": "string"}}},
-            "content": content,
-        }
-    }
-    if settings.rate_limit > 0:
-        refusals["429"] = {
-            "description": "RATE_LIMITED: this key's token bucket lacks the request's cost",
-            "headers": {
-                "Retry-After": {"description": "whole seconds", "schema": {"type": "integer"}},
-                **RATE_LIMIT_HEADERS,
-            },
-            "content": content,
-        }
-    document["components"]["securitySchemes"] = {
-        "apiKey": {"type": "http", "scheme": "bearer", "description": "KILLMATH_API_KEYS"}
-    }
-    document["security"] = [{"apiKey": []}]
-    for path, item in document["paths"].items():
-        for operation in item.values():
-            if path in PUBLIC:
-                operation["security"] = []
-            else:
-                operation["responses"].update(refusals)
-    return document

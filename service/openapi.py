@@ -40,7 +40,7 @@ from service.auth import document_security
 from service.http import JSONResponse
 from service.openapi_http import declare_conditional, declare_revision
 
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 """The API's version: its major part changes with every shape change (CHANGELOG.md)."""
 
 REF = "#/components/schemas/{model}"

@@ -168,11 +168,11 @@ def tagged(
 
 
 def _fits(model: type[BaseModel], output: dict[str, Any]) -> bool:
-    try:
-        model.model_validate(output)
-    except ValueError:
-        return False
-    return True
+    """Whether an answer the model built has the model's members: every required one, no
+    other (the answer is not validated again: `Result.build`)."""
+    names = {info.alias or name: info.is_required() for name, info in model.model_fields.items()}
+    required = {name for name, needed in names.items() if needed}
+    return required <= output.keys() <= names.keys()
 
 
 _ENGINE_FIELDS: list[type] = []

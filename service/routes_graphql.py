@@ -45,7 +45,7 @@ from service.compute import (
     prepare_raw,
 )
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
-from service.graphql_http import ALLOW, JSON, Params, Refused
+from service.graphql_http import ALLOW, Params, Refused
 from service.graphql_uploads import only_uploads
 from service.http import RateLimited, refusal
 from service.routes_compute import run_grid
@@ -231,8 +231,7 @@ class Endpoint:
         try:
             response = await self.respond(request, state)
         except Refused as refused:
-            body = orjson.dumps({"errors": [refused.error()]})
-            response = _response(refused.status, body, JSON, refused.headers)
+            response = refused.response()
         if response is None:
             await state.graphiql(scope, receive, send)
         else:

@@ -88,6 +88,7 @@ LAYER: dict[str, Layer] = {
     "fight": Layer(ANSWER, "Prefer", cache_status=True, prefer=True),
     "batch": Layer(ANSWER, bulk_cache_status=True),
     "grid": Layer(ANSWER, "Accept", cache_status=True),
+    "teamMatchup": Layer(ANSWER, "Accept", cache_status=True),
     "getCatalog": CATALOG,
     "listKillTeams": CATALOG,
     "listOperatives": CATALOG,

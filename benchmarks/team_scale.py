@@ -149,6 +149,27 @@ def startup(catalog: str, repeats: int, repos: list[Path]) -> None:
               "(≤ 150 MB)")  # fmt: skip
 
 
+class Meter:
+    """The measured server's CPU seconds per request of each series printed: on a shared
+    machine the steadiest figure of what a request costs (wall times carry the load)."""
+
+    server: Started | None = None
+    mark = 0.0
+
+    @classmethod
+    def watch(cls, server: Started) -> None:
+        cls.server, cls.mark = server, server.cpu_seconds()
+
+    @classmethod
+    def line(cls, label: str, times: list[float], width: int = 52) -> str:
+        text = summary(label, times, width)
+        if cls.server is not None:
+            now = cls.server.cpu_seconds()
+            text += f"   server CPU {(now - cls.mark) / len(times) * 1e3:7.2f} ms/request"
+            cls.mark = now
+        return text
+
+
 def timed(
     client: httpx.Client, method: str, path: str, **kwargs: object
 ) -> tuple[float, httpx.Response]:
@@ -172,7 +193,7 @@ def catalog_queries(client: httpx.Client, repeats: int, tag: str) -> None:
         times = [timed(client, "GET", "/v1/operatives", params=params[i % len(params)])[0]
                  for i in range(repeats)]  # fmt: skip
         everything += times
-        print(summary(f"{tag} {label}", times, 52))
+        print(Meter.line(f"{tag} {label}", times))
     pages: list[float] = []
     while len(pages) < repeats:
         after = None
@@ -184,7 +205,7 @@ def catalog_queries(client: httpx.Client, repeats: int, tag: str) -> None:
             after = page["pageInfo"]["endCursor"]
             if not page["pageInfo"]["hasNextPage"]:
                 break
-    print(summary(f"{tag} operatives, cursor pages of 20", pages, 52))
+    print(Meter.line(f"{tag} operatives, cursor pages of 20", pages))
     document = ("query($f: OperativeFilterInput) { operatives(filter: $f, first: 20) "
                 "{ totalCount edges { cursor node { id name } } } }")  # fmt: skip
     graph = [
@@ -192,11 +213,11 @@ def catalog_queries(client: httpx.Client, repeats: int, tag: str) -> None:
             "killTeamId": teams[i % len(teams)]["id"]}}})[0]
         for i in range(repeats)
     ]  # fmt: skip
-    print(summary(f"{tag} GraphQL operatives(filter: killTeamId)", graph, 52))
+    print(Meter.line(f"{tag} GraphQL operatives(filter: killTeamId)", graph))
     everything += pages
     print(summary(f"{tag} all REST catalog queries (target p95 ≤ 5 ms)", everything, 52))
     floor = [timed(client, "GET", "/healthz")[0] for _ in range(repeats)]
-    print(summary(f"{tag} GET /healthz (a request's floor)", floor, 52))
+    print(Meter.line(f"{tag} GET /healthz (a request's floor)", floor))
 
 
 def twelve_operative_pairs(client: httpx.Client) -> list[tuple[list[str], list[str]]]:
@@ -237,17 +258,17 @@ def matchups(client: httpx.Client, repeats: int, label: str) -> None:
             cold.append(elapsed)
             sizes.append(f"{_cells(response.json())} ({_cached(response)} cached)")
         print(f"{kind}: {len(pairs)} pairs of 12-operative teams, shots+fights: {sizes}")
-        print(summary(f"{kind}, cold", cold, 52))
+        print(Meter.line(f"{kind}, cold", cold))
         body = team_body(*pairs[0], melee)
         warm = [timed(client, "POST", "/v1/team-matchup", json=body) for _ in range(repeats)]
-        print(summary(f"{kind}, warm", [t for t, _ in warm], 52))
+        print(Meter.line(f"{kind}, warm", [t for t, _ in warm]))
         csv = [timed_csv(client, body) for _ in range(repeats)]
-        print(summary(f"{kind}, warm, as CSV", csv, 52))
+        print(Meter.line(f"{kind}, warm, as CSV", csv))
         tag = {"if-none-match": warm[0][1].headers.get("etag", '"none"')}
         again = [timed(client, "POST", "/v1/team-matchup", json=body, headers=tag)
                  for _ in range(repeats)]  # fmt: skip
         statuses = sorted({r.status_code for _, r in again})
-        print(summary(f"{kind}, revalidated {statuses}", [t for t, _ in again], 52))
+        print(Meter.line(f"{kind}, revalidated {statuses}", [t for t, _ in again]))
     answer = timed(client, "POST", "/v1/team-matchup", json=team_body(*pairs[0], False))[1]
     cells = answer.json()["cells"]
     profiles = dict.fromkeys(c["weaponProfile"] for c in cells)
@@ -255,7 +276,7 @@ def matchups(client: httpx.Client, repeats: int, label: str) -> None:
             "defenders": [{"operativeId": d} for d in answer.json()["defenders"]],
             "situations": SITUATIONS, "options": OPTIONS, "atLeast": [1]}  # fmt: skip
     same = [timed(client, "POST", "/v1/grid", json=grid)[0] for _ in range(repeats)]
-    print(summary(f"{label} the same ranged cells as /v1/grid, warm", same, 52))
+    print(Meter.line(f"{label} the same ranged cells as /v1/grid, warm", same))
 
 
 def timed_csv(client: httpx.Client, body: dict) -> float:
@@ -279,6 +300,7 @@ def main() -> None:
     startup(args.catalog, args.startups, repos)
     for repo in repos:
         server = Started(args.catalog, repo)
+        Meter.watch(server)
         try:
             with httpx.Client(base_url=server.url, timeout=60) as client:
                 counts = timed(client, "GET", "/v1/catalog")[1].json()

@@ -7,30 +7,24 @@ summaries; the ids around them say where the cell sits. A `...Exact` member (a "
 is present when the request asked for exact output, absent (never null) otherwise.
 """
 
-from __future__ import annotations
-
 from pydantic import Field
 
-from schema.answers.base import IGNORED_RULES, Omitted, Probability, Ratio, Result
+from schema.answers.base import IGNORED_RULES, Exact, Omitted, Probability, Result
 
 
 class ShotNumbers(Result):
     """What a ranged cell reports of its shooting answer (`Kt2024ShootResult`)."""
 
-    expected_damage: float
-    expected_damage_exact: Ratio | None = Omitted()
-    kill_probability: Probability
-    kill_probability_exact: Ratio | None = Omitted()
+    expected_damage: Exact[float]
+    kill_probability: Exact[Probability]
 
 
 class FightNumbers(ShotNumbers):
     """What a melee cell reports of its fight (`Kt2024FightResult`), from the attacker's side:
     the damage it deals and its chance to incapacitate the defender, and what it risks."""
 
-    expected_damage_taken: float = Field(description="what the defender deals back")
-    expected_damage_taken_exact: Ratio | None = Omitted()
-    attacker_incapacitated_probability: Probability
-    attacker_incapacitated_probability_exact: Ratio | None = Omitted()
+    expected_damage_taken: Exact[float] = Field(description="what the defender deals back")
+    attacker_incapacitated_probability: Exact[Probability]
 
 
 class TeamShotCell(ShotNumbers):

@@ -26,7 +26,7 @@ from typing import get_args
 
 from timing import summary
 
-from engine.errors import InputError
+from engine.errors import TooLarge
 from engine.kt2024 import attack, dice, flat, sequence, table
 from engine.kt2024.fight import evaluate
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
@@ -81,11 +81,11 @@ REFUSED: list[Fight] = []
 
 
 def timed(scenario: Fight) -> float:
-    """CPU time of one fight; a fight refused by a state budget (InputError) is counted."""
+    """CPU time of one fight; a fight refused by a state budget (TooLarge) is counted."""
     start = time.process_time()
     try:
         evaluate(scenario)
-    except InputError:
+    except TooLarge:
         REFUSED.append(scenario)
     return time.process_time() - start
 

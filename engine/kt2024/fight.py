@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from . import flat
+from . import budgets, flat
 from .fight_state import CERTAIN, Odds, Status
 from .fighter import Fight
-from .flat import too_large
 from .projection import Projection
 from .sequence import Sequence
 from .weights import power6
@@ -173,7 +172,7 @@ class Resolution:
         for t in range(top, -1, -1):
             visited += len(layers[t])
             if visited > CELL_BUDGET:
-                raise too_large("cells", CELL_BUDGET)
+                raise budgets.too_large(budgets.CELLS, CELL_BUDGET)
             for key, mass in layers[t].items():
                 rest, wb = divmod(key, width)
                 n, wa = divmod(rest, width)

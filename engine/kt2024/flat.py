@@ -27,9 +27,7 @@ from operator import mul
 
 import numpy as np
 
-from engine.errors import InputError
-
-from . import kernels
+from . import budgets, kernels
 from .fight_state import Moment, Odds, Status
 from .fighter import Fight, Fighter, FightOptions
 from .primes import PRIMES
@@ -87,7 +85,7 @@ def primes_above(bound: int, base: int = 1) -> tuple[int, ...]:
     product, count = base, 0
     while product <= 2 * bound:
         if count == len(PRIMES):
-            raise too_large("exact digits", len(PRIMES))
+            raise budgets.too_large(budgets.DIGITS, len(PRIMES))
         product *= PRIMES[count]
         count += 1
     return PRIMES[:count]
@@ -296,22 +294,20 @@ class Flat:
         """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`, or whose rows
         more than `ROW_BITS`."""
         if self.width > ROW_BITS:
-            raise InputError(
-                "LIMIT_EXCEEDED",
-                "fighterB.wounds",
-                f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
+            raise budgets.TooLarge(
+                budgets.ROW,
                 ROW_BITS - 1,
+                f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
             )
         if not self.fits(exact):
             if not self.optimal:
-                raise too_large("bytes", MEMORY_BUDGET)
-            side = "fighterA" if self.strategies[0] == kernels.OPTIMAL else "fighterB"
-            raise InputError(
-                "LIMIT_EXCEEDED",
-                f"{side}.strategy",
+                raise budgets.too_large(budgets.BYTES, MEMORY_BUDGET)
+            raise budgets.TooLarge(
+                budgets.OPTIMAL_BYTES,
+                MEMORY_BUDGET,
                 f"OPTIMAL would need more than {MEMORY_BUDGET} bytes for these attacks, "
                 "wounds and rounds; use fewer of them or a heuristic strategy",
-                MEMORY_BUDGET,
+                0 if self.strategies[0] == kernels.OPTIMAL else 1,
             )
 
     def node_of(self, moment: Moment, duels: dict[Moment, int]) -> int:
@@ -488,17 +484,6 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         divmod(c, width): Fraction(n, den)
         for c, n in zip(held.tolist(), numerators(finals_r[held], pushing, largest), strict=True)
     }
-
-
-def too_large(what: str, limit: int) -> InputError:
-    """The refusal of a fight whose resolution would need more than `limit` of `what`."""
-    return InputError(
-        "LIMIT_EXCEEDED",
-        "options.rounds",
-        f"the exact resolution of this fight needs more than {limit} {what}; "
-        "use fewer rounds, attacks or wounds",
-        limit,
-    )
 
 
 def warm_up() -> None:

@@ -22,8 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.errors import InputError
-
+from . import budgets
 from .fight_state import Odds, Pair
 from .fighter import Fighter
 from .strike import RELIC_ODDS, remembers_crit_strike
@@ -345,12 +344,11 @@ class Table:
         frontier, found = seen, []
         while len(frontier):
             if len(seen) * self.slots > TABLE_BUDGET:
-                raise InputError(
-                    "LIMIT_EXCEEDED",
-                    "fighterA.attacks",
+                raise budgets.TooLarge(
+                    budgets.MOMENTS,
+                    TABLE_BUDGET,
                     f"these attacks and rules make more than {TABLE_BUDGET} tactical moments "
                     "(× outcomes); use fewer attacks or fewer of the rules that keep flags",
-                    TABLE_BUDGET,
                 )
             rules = self._rules(*self._sides(frontier))
             found.append((frontier, rules))

@@ -12,6 +12,7 @@ negotiated media type and the request, and gives back the status and the body (a
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Any
 
@@ -185,6 +186,16 @@ def startup(state: Any) -> None:
     state.graphql_sdl = (state.graphql_schema.as_str() + "\n").encode()
 
 
+async def built(state: Any) -> None:
+    """Wait until this app's schema is built: by the app's start, in its background thread
+    (`service.app.start_the_rest`), or here for an app run without its lifespan."""
+    started = getattr(state, "started", None)
+    if started is not None:
+        await asyncio.shield(started)  # one request given up must not cancel it for the rest
+    if getattr(state, "graphql_schema", None) is None:
+        startup(state)
+
+
 SCHEMA_PATH = "/graphql/schema.graphql"
 
 
@@ -198,8 +209,7 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
-        if getattr(state, "graphql_schema", None) is None:
-            startup(state)
+        await built(state)
         request = Request(scope, receive)
         try:
             response = await self.respond(request, state)
@@ -294,8 +304,7 @@ class Endpoint:
 async def published_schema(request: Request) -> Response:
     """The schema as SDL (`schema.graphql`), for clients of a server without introspection."""
     state = request.app.state
-    if getattr(state, "graphql_schema", None) is None:
-        startup(state)
+    await built(state)
     return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")
 
 

@@ -1,4 +1,8 @@
-"""The one error type the engine and the request layer raise for bad input (spec §12)."""
+"""The errors the engine raises: bad input named by the caller's field (spec §12), and
+computations too large for the engine's budgets, named by the engine's own quantities.
+
+Which HTTP status a refusal is, and which request field a budget is charged to, is the request
+layer's business (`schema.errors`, `schema.kt2024.fight`)."""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 ErrorCode = Literal["INVALID_INPUT", "LIMIT_EXCEEDED"]
-
-HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
 
 
 @dataclass
@@ -31,3 +33,19 @@ class InputError(Exception):
         if self.limit is not None:
             body["limit"] = self.limit
         return body
+
+
+@dataclass
+class TooLarge(Exception):
+    """A computation refused because it would need more than `limit` of `quantity`, one of the
+    engine's own resources (a ruleset names them, e.g. `engine.kt2024.budgets`), rather than
+    left to exhaust the process. `fighter` (0 or 1) is the side it is charged to, if one is.
+    Not frozen, as `InputError`."""
+
+    quantity: str
+    limit: int
+    message: str
+    fighter: int | None = None
+
+    def __str__(self) -> str:
+        return f"more than {self.limit} {self.quantity}: {self.message}"

@@ -18,6 +18,9 @@ from pydantic_core import ErrorDetails
 from engine.errors import InputError
 from schema.answers.errors import Error
 
+HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
+"""The HTTP status of a refusal, by its code (§12)."""
+
 
 @dataclass
 class FieldErrors(InputError):

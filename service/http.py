@@ -16,8 +16,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from engine.errors import HTTP_STATUS, InputError
-from schema.errors import error_body
+from engine.errors import InputError
+from schema.errors import HTTP_STATUS, error_body
 from service.compute import BudgetExceeded, Computer
 
 

@@ -290,6 +290,20 @@ class Oracle:
             self.dec_memo[key] = self.decide_now(s, x, strategy)
         return self.dec_memo[key]
 
+    def last_block(self, s, x):
+        """D4's candidate (the first useful parry, normal then crit, leaving Y nothing) and the
+        statuses after X then strikes with all it has left, Y unable to act."""
+        for block in (("P", "N"), ("P", "C")):
+            if not self.legal(s, x, block):
+                continue
+            s2 = self.parry(s, x, block[1])
+            if s2[1 - x]["c"] + s2[1 - x]["n"]:
+                continue
+            while s2[x]["c"] + s2[x]["n"] and s2[1 - x]["w"]:
+                s2 = self.project(s2, x, ("S", "C") if s2[x]["c"] else ("S", "N"))
+            return block, s2
+        return None
+
     def decide_now(self, s, x, strategy):
         me, them = s[x], s[1 - x]
         hit = ("S", "C") if me["c"] else ("S", "N")
@@ -302,17 +316,9 @@ class Oracle:
         fx = self.f[x]
         if (fx["stun2021"] or fx["shock"]) and not me["critStruck"] and me["c"] and not them["c"]:
             return ("S", "C")
-        for block in (("P", "N"), ("P", "C")):
-            if not self.legal(s, x, block):
-                continue
-            s2 = self.parry(s, x, block[1])
-            if s2[1 - x]["c"] + s2[1 - x]["n"]:
-                continue
-            while s2[x]["c"] + s2[x]["n"] and s2[1 - x]["w"]:
-                s2 = self.project(s2, x, ("S", "C") if s2[x]["c"] else ("S", "N"))
-            if s2[1 - x]["w"] == 0:
-                return block
-            break
+        block = self.last_block(s, x)
+        if block is not None and block[1][1 - x]["w"] == 0:
+            return block[0]
         if strategy == "STRIKE":
             return hit
         wise = self.wise_parry(s, x)

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 from kt2024_fights import HEURISTICS, engine_fight, fights, slow
 
-from engine.errors import InputError
+from engine.errors import InputError, TooLarge
+from engine.kt2024 import budgets, flat, primes, table
 from engine.kt2024 import fight as fight_module
-from engine.kt2024 import flat, primes, table
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fighter, FightOptions
@@ -246,11 +246,13 @@ def test_optimal_refuses_fights_beyond_its_memory_budget(monkeypatch: pytest.Mon
     monkeypatch.setattr(flat, "MEMORY_BUDGET", 2**14)  # a few nodes of 12 × 12 wounds
     body = {"fighterB": {"strategy": "OPTIMAL"}, "options": {"rounds": 2}}
     caught = refused(body)
-    assert (caught.code, caught.field, caught.limit) == (
-        "LIMIT_EXCEEDED",
-        "fighterB.strategy",
-        2**14,
-    )
+    assert caught.as_json() == {
+        "code": "LIMIT_EXCEEDED",
+        "field": "fighterB.strategy",
+        "message": f"OPTIMAL would need more than {2**14} bytes for these attacks, wounds and "
+        "rounds; use fewer of them or a heuristic strategy",
+        "limit": 2**14,
+    }
 
 
 @pytest.mark.parametrize("rounds", [1, 2])
@@ -263,8 +265,14 @@ def test_fights_beyond_their_budget_are_refused(
     monkeypatch.setattr(fight_module, "CELL_BUDGET", 50)
     body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
     caught = refused(body)
-    limit = 2**14 if rounds > 1 else 50
-    assert (caught.code, caught.field, caught.limit) == ("LIMIT_EXCEEDED", "options.rounds", limit)
+    limit, what = (2**14, "bytes") if rounds > 1 else (50, "cells")
+    assert caught.as_json() == {
+        "code": "LIMIT_EXCEEDED",
+        "field": "options.rounds",
+        "message": f"the exact resolution of this fight needs more than {limit} {what}; "
+        "use fewer rounds, attacks or wounds",
+        "limit": limit,
+    }
 
 
 def test_a_sequence_too_large_for_the_grid_goes_cell_by_cell(
@@ -290,7 +298,12 @@ def test_rows_wider_than_the_grid_takes(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(flat, "ROW_BITS", 10)
     assert joint(body) == want
     caught = refused({**body, "options": {"rounds": 2}})
-    assert (caught.code, caught.field, caught.limit) == ("LIMIT_EXCEEDED", "fighterB.wounds", 9)
+    assert caught.as_json() == {
+        "code": "LIMIT_EXCEEDED",
+        "field": "fighterB.wounds",
+        "message": "the wounds grid holds at most 9 wounds a fighter",
+        "limit": 9,
+    }
 
 
 def test_tables_beyond_their_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -299,11 +312,28 @@ def test_tables_beyond_their_budget_are_refused(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(table, "TABLE_BUDGET", 10_000)
     side = {"attacks": 8, "saintlyRelics": "TWO_D6", "durable": True, "hammerhand2021": True}
     caught = refused({"fighterA": side, "fighterB": side, "options": {}})
-    assert (caught.code, caught.field, caught.limit) == (
-        "LIMIT_EXCEEDED",
-        "fighterA.attacks",
-        10_000,
+    assert caught.as_json() == {
+        "code": "LIMIT_EXCEEDED",
+        "field": "fighterA.attacks",
+        "message": "these attacks and rules make more than 10000 tactical moments (× outcomes); "
+        "use fewer attacks or fewer of the rules that keep flags",
+        "limit": 10_000,
+    }
+
+
+def test_the_engine_names_its_own_quantities(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine refuses in its own terms (what it would run out of, charged to which
+    fighter); `schema.kt2024.fight` names the request field."""
+    monkeypatch.setattr(flat, "MEMORY_BUDGET", 2**14)
+    scenario = engine_fight({"fighterB": {"strategy": "OPTIMAL"}, "options": {"rounds": 2}})
+    with pytest.raises(TooLarge) as caught:
+        evaluate(scenario)
+    assert (caught.value.quantity, caught.value.limit, caught.value.fighter) == (
+        budgets.OPTIMAL_BYTES,
+        2**14,
+        1,
     )
+    assert not isinstance(caught.value, InputError)
 
 
 def by_sequence(body: dict, exact: bool = True) -> dict:

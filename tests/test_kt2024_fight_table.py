@@ -1,106 +1,120 @@
-"""`table.py`'s rules over arrays against `strike.py`'s rules one state at a time.
+"""`table.py`'s rules over arrays against the die-by-die oracle's rules one state at a time.
 
-The fight's decisions and its real resolution run on the table's numbered moments; the scalar
-rules (which F3's Duelist parries and the wounds grid's chance steps use) are the reference.
-Every moment of random fights (the table holds those some sequence reaches) is checked: each
-useful action's next moment and projected damage, its outcomes with Relic and Feel No Pain
-dice rolled, and every fact the §9.5 decisions read.
+The fight's decisions and its real resolution run on the table's numbered moments, the one
+home of §9.3, §9.4 and the facts §9.5 asks; `kt2024_fight_oracle` (written from the spec
+alone) is the reference. Every moment of random fights is checked: each useful action's next
+moment and projected damage, its outcomes with every Relic and Feel No Pain die rolled, and
+every fact the §9.5 decisions read.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from fractions import Fraction
-from itertools import product
 
+import numpy as np
 from hypothesis import assume, given
+from kt2024_fight_oracle import CANDIDATES, Oracle, status
 from kt2024_fights import engine_fight, fights, slow
 
-from engine.kt2024.decisions import last_block_parry, wise_parry
-from engine.kt2024.fight_state import CRIT, NORMAL, Pair, Status, oriented, unoriented
 from engine.kt2024.fighter import Fighter
 from engine.kt2024.sequence import Sequence
-from engine.kt2024.strike import ACTIONS, CRIT_STRIKE, NORMAL_STRIKE, can_parry, moves
-from engine.kt2024.table import FLAGS, MELEE, Table
+from engine.kt2024.table import FLAGS, MELEE, NONE, Side, Table
+
+WOUNDS = 1000
+"""Every state is checked at wounds no strike can take away, so damage is a difference."""
+
+ORACLE_FLAG = {
+    "struck": "struck",
+    "crit_struck": "critStruck",
+    "jas_used": "jas",
+    "durable_used": "durable",
+    "half_used": "half",
+    "relic_used_this_sequence": "relicSeq",
+    "relics_used": "relics",
+}
+"""The oracle's name of each flag the table keeps."""
 
 
-def every_pair(table: Table) -> list[Pair]:
-    """Both fighters' statuses over every hand and every value of the flags they keep."""
-    sides = []
-    for x in (0, 1):
-        values = [range(FLAGS[k]) if FLAGS[k] > 2 else (False, True) for k in table.kept[x]]
-        sides.append(
-            [
-                Status(c, n, 0, **dict(zip(table.kept[x], flags, strict=True)))
-                for (c, n) in table.hands[x]
-                for flags in product(*values)
-            ]
+def states(table: Table) -> list[tuple[int, tuple[dict, dict]]]:
+    """Every moment of the table as (whose turn, the oracle's statuses of A and B)."""
+    active, sides = table._sides(table.keys)
+    found = []
+    for n in range(table.size):
+        pair = []
+        for x in (0, 1):
+            s = status(int(sides[x].crits[n]), int(sides[x].normals[n]), WOUNDS, 0)
+            for k in table.kept[x]:
+                s[ORACLE_FLAG[k]] = (
+                    int(sides[x].flags[k][n]) if FLAGS[k] > 2 else bool(sides[x].flags[k][n])
+                )
+            pair.append(s)
+        found.append((int(active[n]), (pair[0], pair[1])))
+    return found
+
+
+def number(table: Table, active: int, pair: tuple[dict, dict]) -> int:
+    """The table's number of the oracle's state (its flags the table does not keep dropped)."""
+    sides = [
+        Side(
+            np.array([s["c"]]),
+            np.array([s["n"]]),
+            {k: np.array([s[ORACLE_FLAG[k]]]) for k in table.kept[x]},
         )
-    return list(product(*sides))
+        for x, s in enumerate(pair)
+    ]
+    return table._index[int(table._encode(np.array([active]), sides)[0])]
+
+
+def outcomes(table: Table, x: int, before: tuple, after: list) -> dict:
+    """(next moment, damage dealt) → probability, from the oracle's outcomes."""
+    found: dict = defaultdict(Fraction)
+    for p, pair in after:
+        found[(number(table, 1 - x, pair), before[1 - x]["w"] - pair[1 - x]["w"])] += p
+    return dict(found)
 
 
 @slow(60)
 @given(fights(max_attacks=4))
-def test_table_rules_match_the_scalar_rules(body: dict) -> None:
+def test_table_rules_match_the_oracle(body: dict) -> None:
     sequence = Sequence(engine_fight(body))
-    table, fighters = sequence.table, sequence.fighters
+    table = sequence.table
     assume(any(len(hands) > 1 for hands in table.hands))  # someone rolls a success
-    checked, seen = 0, set()
-    for pair, active in product(every_pair(table), (0, 1)):
-        try:
-            n = table.number(active, pair)
-        except KeyError:  # no sequence reaches it: the table holds reachable moments only
-            continue
-        seen.add(n)
+    oracle = Oracle(body.get("fighterA", {}), body.get("fighterB", {}))
+    fighters = oracle.f
+    checked = 0
+    for n, (active, pair) in enumerate(states(table)):
         if table.over[n]:
-            assert not (pair[0].successes or pair[1].successes)
+            assert not any(s["c"] + s["n"] for s in pair)
             continue
         x = table.mover[n]
-        assert pair[x].successes and (x == active or not pair[active].successes)
-        xs, ys = oriented(pair, x)
-        fy = fighters[1 - x]
-        for code, (verb, kind) in enumerate(ACTIONS):
-            legal = xs.has(kind) if verb == "STRIKE" else can_parry(fy, xs, ys, kind)
-            if not legal:
-                assert table.next[code][n] == -1
+        xs, ys = pair[x], pair[1 - x]
+        assert xs["c"] + xs["n"] and (x == active or not pair[active]["c"] + pair[active]["n"])
+        for code, action in enumerate(CANDIDATES):
+            if not oracle.legal(pair, x, action):
+                assert table.next[code][n] == NONE
                 continue
-            ((_, after, dmg),) = moves(fighters, x, pair, (verb, kind), False)
-            assert table.next[code][n] == table.number(1 - x, after)
-            assert table.damage[code][n] == dmg
-            rolled = Counter(
-                (Fraction(a, 6**d), table.number(1 - x, after), dmg)
-                for (a, d), after, dmg in moves(fighters, x, pair, (verb, kind), True)
-            )
-            assert (
-                Counter(
-                    (Fraction(a, 6**d), nxt, dmg) for (a, d), nxt, dmg in table.branches(n, code)
-                )
-                == rolled
-            )
+            ((nxt, dmg),) = outcomes(table, x, pair, oracle.apply(pair, x, action, chance=False))
+            assert (table.next[code][n], table.damage[code][n]) == (nxt, dmg)
+            rolled: dict = defaultdict(Fraction)
+            for (a, d), nxt, dmg in table.branches(n, code):
+                rolled[(nxt, dmg)] += Fraction(a, 6**d)
+            assert rolled == outcomes(table, x, pair, oracle.apply(pair, x, action, chance=True))
             checked += 1
-        hit = 0 if xs.crits else 1
-        assert table.hit[n] == hit
-        useful = can_parry(fy, xs, ys, CRIT) or can_parry(fy, xs, ys, NORMAL)
-        assert table.always[n] == (not ys.successes or not useful)
+        assert table.hit[n] == (0 if xs["c"] else 1)
+        useful = oracle.legal(pair, x, ("P", "C")) or oracle.legal(pair, x, ("P", "N"))
+        assert table.always[n] == (not ys["c"] + ys["n"] or not useful)
         fx = fighters[x]
-        stun = (fx.stun2021 or fx.shock) and not xs.crit_struck and xs.crits and not ys.crits
+        stun = (fx["stun2021"] or fx["shock"]) and not xs["critStruck"] and xs["c"] and not ys["c"]
         assert table.stun[n] == bool(stun)
-        wise = wise_parry(fy, xs, ys)
-        if ys.successes:  # wiseParry is only asked for when Y has something to parry
-            assert table.wise[n] == (-1 if wise is None else ACTIONS.index(wise))
-        block = last_block_parry(fx, fy, xs, ys)
-        assert table.block[n] == (-1 if block is None else ACTIONS.index(block[0]))
+        wise = oracle.wise_parry(pair, x)
+        if ys["c"] + ys["n"]:  # wiseParry is only asked for when Y has something to parry
+            assert table.wise[n] == (NONE if wise is None else CANDIDATES.index(wise))
+        block = oracle.last_block(pair, x)
+        assert table.block[n] == (NONE if block is None else CANDIDATES.index(block[0]))
         if block is not None:
-            _, xs2, ys2 = block
-            reach = 0
-            while xs2.successes:
-                strike = CRIT_STRIKE if xs2.crits else NORMAL_STRIKE
-                ((_, after, dmg),) = moves(fighters, x, unoriented(xs2, ys2, x), strike, False)
-                xs2, ys2 = oriented(after, x)
-                reach += dmg
-            assert table.reach[n] == reach
+            assert table.reach[n] == WOUNDS - block[1][1 - x]["w"]
     assert checked
-    assert seen == set(range(table.size))  # every moment the table holds was checked
 
 
 def test_the_table_reads_only_its_melee_fields() -> None:

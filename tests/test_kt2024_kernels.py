@@ -96,7 +96,7 @@ def test_reach_marks_the_cells_some_play_reaches(body: dict) -> None:
     grid = flat.Flat(fight, Sequence(fight))
     height, width = grid.cells // grid.width, grid.width
     n, m = len(grid.br_next), len(grid.op_node)
-    graph = (
+    graph = kernels.Graph(
         grid.mover,
         np.zeros(grid.nodes, dtype=bool),
         grid.ended,
@@ -104,10 +104,14 @@ def test_reach_marks_the_cells_some_play_reaches(body: dict) -> None:
         np.zeros((0, 0), dtype=np.int8),
         grid.act_start,
     )
-    branches = (grid.br_start, np.zeros(n), np.zeros((n, 0), np.int64), grid.br_next, grid.br_dmg)
-    openings = (
+    word = np.zeros(0, np.uint64)
+    branches = kernels.Outcomes(
+        grid.br_start, np.zeros(n), word, np.zeros((n, 0), np.int64), grid.br_next, grid.br_dmg
+    )
+    openings = kernels.Openings(
         grid.op_start,
         np.zeros(m),
+        word,
         np.zeros((m, 0), np.int64),
         grid.op_la,
         grid.op_lb,

@@ -18,13 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from . import flat
-from .fight_state import CERTAIN, Odds, Status
+from . import budgets, flat, kernels
 from .fighter import Fight
-from .flat import too_large
 from .projection import Projection
 from .sequence import Sequence
-from .weights import power6
+from .weights import CERTAIN, Odds, power6
 
 CELL_BUDGET = 1_000_000
 """The most cells (moment, wounds A, wounds B) the cell-by-cell resolution may carry mass
@@ -100,6 +98,7 @@ class Resolution:
         self.sequence = sequence
         self.table = sequence.table
         self.projection = Projection(sequence.table, top)
+        self.strategies = tuple(kernels.STRATEGY[s] for s in sequence.strategies)
         self.width = top + 1
         self.precision = p = Precision(sequence, exact)
         self.depth, self.top, self.step = p.depth, p.top, p.step
@@ -116,20 +115,11 @@ class Resolution:
             return found
         seq, p, table = self.sequence, self.precision, self.table
         found = self._openings[relics] = []
-        if seq.certain and not seq.duelists:  # F4 at once, its moment numbered from the hands
-            hands = np.array([(ca, na, cb, nb) for _, (ca, na, _), (cb, nb, _) in seq.rolls])
-            numbers = table.openings(seq.first, hands.reshape(-1, 4), relics).tolist()
-            for (odds, (*_, la), (*_, lb)), n in zip(seq.rolls, numbers, strict=True):
-                found.append((p.factor(odds, self.step), la, lb, n, 0))
-            return found
-        for odds, (ca, na, la), (cb, nb, lb) in seq.rolls:
-            moment = seq.opening_moment(
-                (Status(ca, na, 0, relics_used=relics[0]), Status(cb, nb, 0, relics_used=relics[1]))
-            )
-            while moment.duel:  # F3
-                ((_, moment),) = seq.after(moment, seq.duelist_parry(moment))
-            n = table.number(moment.active, moment.pair)
-            t = table.left[n] if not seq.certain else 0
+        hands = np.array([(ca, na, cb, nb) for _, (ca, na, _), (cb, nb, _) in seq.rolls])
+        numbers = table.openings(seq.first, hands.reshape(-1, 4), relics).tolist()
+        for (odds, (*_, la), (*_, lb)), n in zip(seq.rolls, numbers, strict=True):
+            n = seq.f4(n)  # F3
+            t = table.left[n] if not seq.certain else 0  # a certain sequence ends at once
             found.append((p.factor(odds, self.step - self.depth * t), la, lb, n, t))
         return found
 
@@ -161,7 +151,7 @@ class Resolution:
                 if not wa or not wb:  # F2 ended the battle
                     put(fallen, (wa, wb), w * p.lift(mass, t))
                 elif certain:  # n is a tactical moment
-                    end = self.projection.end(seq.strategies, n, wa, wb)
+                    end = self.projection.end(self.strategies, n, wa, wb)
                     if end[0] and end[1]:
                         put(ended, (end, relics), w * mass)
                     else:
@@ -169,11 +159,11 @@ class Resolution:
                 else:
                     put(layers[t], (n * width + wa) * width + wb, w * mass)
         visited = 0
-        strategies, edges = seq.strategies, self._edges
+        strategies, edges = self.strategies, self._edges
         for t in range(top, -1, -1):
             visited += len(layers[t])
             if visited > CELL_BUDGET:
-                raise too_large("cells", CELL_BUDGET)
+                raise budgets.too_large(budgets.CELLS, CELL_BUDGET)
             for key, mass in layers[t].items():
                 rest, wb = divmod(key, width)
                 n, wa = divmod(rest, width)

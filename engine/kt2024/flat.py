@@ -27,27 +27,15 @@ from operator import mul
 
 import numpy as np
 
-from engine.errors import InputError
-
-from . import kernels
-from .fight_state import Moment, Odds, Status
+from . import budgets, kernels
 from .fighter import Fight, Fighter, FightOptions
 from .primes import PRIMES
-from .sequence import Roll, Sequence
-from .strike import ACTIONS, Action, strike_dice
-from .weights import power6
+from .sequence import Duel, Roll, Sequence, Step
+from .table import strike_dice
+from .weights import CERTAIN, Odds, power6
 
-STRATEGY = {
-    "MAX_DAMAGE": kernels.MAX_DAMAGE,
-    "MIN_DAMAGE_TO_SELF": kernels.MIN_DAMAGE_TO_SELF,
-    "STRIKE": kernels.STRIKE,
-    "PARRY": kernels.PARRY,
-    "OPTIMAL": kernels.OPTIMAL,
-}
-CODE = {action: code for code, action in enumerate(ACTIONS)}
-
-Move = tuple[Action | None, list[tuple[Odds, Moment]]]
-"""An F3 mover's action (None: no parry) and its outcomes."""
+Move = tuple[int, list[tuple[Odds, Step]]]
+"""An F3 mover's parry code and its outcomes."""
 
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
@@ -87,7 +75,7 @@ def primes_above(bound: int, base: int = 1) -> tuple[int, ...]:
     product, count = base, 0
     while product <= 2 * bound:
         if count == len(PRIMES):
-            raise too_large("exact digits", len(PRIMES))
+            raise budgets.too_large(budgets.DIGITS, len(PRIMES))
         product *= PRIMES[count]
         count += 1
     return PRIMES[:count]
@@ -103,7 +91,7 @@ class Flat:
         self.width = fight.fighter_b.wounds + 1
         self.cells = (fight.fighter_a.wounds + 1) * self.width
         self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
-        self.strategies = np.array([STRATEGY[f.strategy] for f in sequence.fighters])
+        self.strategies = np.array([kernels.STRATEGY[f.strategy] for f in sequence.fighters])
         self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
         self.depth, self.top, self.step = exponents(sequence)
         self.deepest = self.depth * self.top + (self.rounds - 1) * self.step
@@ -116,26 +104,22 @@ class Flat:
         """Every node reachable from the openings of the sequences the fight may play, the
         relics used carried from one sequence to the next."""
         seq, table = self.sequence, self.table
-        duels: dict[Moment, list[Move]] = {}  # F3 moment → its mover's actions, in order
+        duels: dict[Duel, list[Move]] = {}  # F3 step → its mover's parries, in order
         reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
         nexts = table._next.reshape(table.size, -1)
-        openings: dict[int, list[Moment] | np.ndarray] = {}
+        openings: dict[int, list[Step] | np.ndarray] = {}
         hands = np.concatenate(joint(seq, lambda roll: roll[1:3]), axis=1)
         relics = [(0, 0)]
         while relics:
             seeds = []
             for ra, rb in relics:
+                found = table.openings(seq.first, hands, (ra, rb))
                 if not seq.duelists:  # F4 at once
-                    found = openings[3 * ra + rb] = table.openings(seq.first, hands, (ra, rb))
+                    openings[3 * ra + rb] = found
                     seeds.append(found)
                     continue
-                moments = openings[3 * ra + rb] = [
-                    seq.opening_moment(
-                        (Status(ca, na, 0, relics_used=ra), Status(cb, nb, 0, relics_used=rb))
-                    )
-                    for ca, na, cb, nb in hands.tolist()
-                ]
-                seeds.append(self._duels(moments, duels))
+                steps = openings[3 * ra + rb] = [seq.duel(seq.first, n) for n in found.tolist()]
+                seeds.append(self._duels(steps, duels))
             kernels.closure(nexts, np.concatenate(seeds), reached)
             numbers = np.flatnonzero(reached)
             over = table.columns["over"][numbers]
@@ -146,39 +130,33 @@ class Flat:
         self.duels = duels
         self._order(openings)
 
-    def _duels(self, found: list[Moment], duels: dict[Moment, list[Move]]) -> list[int]:
-        """F3: the Duelist moments reachable from `found` (added to `duels` with their
-        mover's actions and their outcomes), and the table numbers of the F4 moments they and
+    def _duels(self, found: list[Step], duels: dict[Duel, list[Move]]) -> np.ndarray:
+        """F3: the Duelist steps reachable from `found` (added to `duels` with their mover's
+        parries and where each leads), and the table numbers of the F4 moments they and
         `found` lead to."""
-        seq, table = self.sequence, self.table
+        seq = self.sequence
         seeds, stack = set(), list(found)
         while stack:
-            moment = stack.pop()
-            if not moment.duel:
-                seeds.add(table.number(moment.active, moment.pair))
+            step = stack.pop()
+            if isinstance(step, int):
+                seeds.add(step)
                 continue
-            if moment in duels:
+            if step in duels:
                 continue
-            moves = duels[moment] = [(a, seq.after(moment, a)) for a in self.duel_actions(moment)]
+            moves = duels[step] = [
+                (c, [(CERTAIN, seq.parried(step, c))]) for c in seq.parries(step)
+            ]
             stack.extend(nxt for _, outcomes in moves for _, nxt in outcomes)
         return np.array(sorted(seeds), dtype=np.int64)
 
-    def duel_actions(self, moment: Moment) -> tuple:
-        """The actions of an F3 moment's mover: OPTIMAL's candidates, else its wiseParry (or
-        no parry, None)."""
-        seq = self.sequence
-        if seq.fighters[moment.active].strategy == "OPTIMAL":
-            return seq.candidates(moment)
-        return (seq.duelist_parry(moment),)
-
-    def _order(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
+    def _order(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """Number the nodes (successes left, then F3 before F4, upwards) and build the
         arrays of nodes, actions, outcomes and openings."""
         seq, table, numbers = self.sequence, self.table, self.numbers
         columns = table.columns
         left = columns["left"][numbers]
-        duel_left = np.array([sum(m.pair[0][:2]) + sum(m.pair[1][:2]) for m in self.duels])
-        duel_stage = np.array([2 if m.active == seq.first else 1 for m in self.duels])
+        duel_left = columns["left"][[n for _, n in self.duels]]
+        duel_stage = np.array([2 if x == seq.first else 1 for x, _ in self.duels])
         keys = np.concatenate([3 * left, 3 * duel_left + duel_stage]).astype(np.int64)
         order = np.argsort(keys, kind="stable")
         ids = np.empty(len(keys), dtype=np.int64)
@@ -195,7 +173,7 @@ class Flat:
 
         mover = np.empty(nodes, dtype=np.int64)
         mover[f4] = columns["mover"][numbers]
-        mover[duel_ids] = [m.active for m in self.duels]
+        mover[duel_ids] = [x for x, _ in self.duels]
         self.mover = mover
         ended = np.full(nodes, -1, dtype=np.int64)
         over = columns["over"][numbers]
@@ -205,8 +183,8 @@ class Flat:
         self.tactical = np.zeros(nodes, dtype=bool)
         self.tactical[f4[~over]] = True
         # the facts of §9.5 and the projected moves of every tactical node (§9.6)
-        self.facts = np.zeros((nodes, 6), dtype=np.int64)
-        for column, name in enumerate(("hit", "always", "stun", "block", "reach", "wise")):
+        self.facts = np.zeros((nodes, len(kernels.FACTS)), dtype=np.int64)
+        for column, name in enumerate(kernels.FACTS):
             self.facts[f4, column] = columns[name][numbers]
         self.pnext = np.full((nodes, 4), -1, dtype=np.int64)
         self.pdmg = np.zeros((nodes, 4), dtype=np.int64)
@@ -215,7 +193,7 @@ class Flat:
         self.pdmg[f4] = table._damage[numbers, :, 0]
         self._actions(openings)
 
-    def _actions(self, openings: dict[int, list[Moment] | np.ndarray]) -> None:
+    def _actions(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """Actions (per node, in O4's order) and their outcomes, as CSR arrays
         (`kernels.flatten`)."""
         table, by_moment = self.table, self.by_moment
@@ -224,8 +202,8 @@ class Flat:
         source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
         duel_first, codes, outcome_first, outcomes = [0], [], [0], []
         for moves in self.duels.values():
-            for action, after in moves:
-                codes.append(CODE[action] if action else -1)
+            for code, after in moves:
+                codes.append(code)
                 outcomes += [(a, d, self.node_of(nxt, by_moment)) for (a, d), nxt in after]
                 outcome_first.append(len(outcomes))
             duel_first.append(len(codes))
@@ -296,28 +274,24 @@ class Flat:
         """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`, or whose rows
         more than `ROW_BITS`."""
         if self.width > ROW_BITS:
-            raise InputError(
-                "LIMIT_EXCEEDED",
-                "fighterB.wounds",
-                f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
+            raise budgets.TooLarge(
+                budgets.ROW,
                 ROW_BITS - 1,
+                f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
             )
         if not self.fits(exact):
             if not self.optimal:
-                raise too_large("bytes", MEMORY_BUDGET)
-            side = "fighterA" if self.strategies[0] == kernels.OPTIMAL else "fighterB"
-            raise InputError(
-                "LIMIT_EXCEEDED",
-                f"{side}.strategy",
+                raise budgets.too_large(budgets.BYTES, MEMORY_BUDGET)
+            raise budgets.TooLarge(
+                budgets.OPTIMAL_BYTES,
+                MEMORY_BUDGET,
                 f"OPTIMAL would need more than {MEMORY_BUDGET} bytes for these attacks, "
                 "wounds and rounds; use fewer of them or a heuristic strategy",
-                MEMORY_BUDGET,
+                0 if self.strategies[0] == kernels.OPTIMAL else 1,
             )
 
-    def node_of(self, moment: Moment, duels: dict[Moment, int]) -> int:
-        if moment.duel:
-            return duels[moment]
-        return int(self.index[self.table.number(moment.active, moment.pair)])
+    def node_of(self, step: Step, duels: dict[Duel, int]) -> int:
+        return int(self.index[step]) if isinstance(step, int) else duels[step]
 
 
 def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:
@@ -428,7 +402,9 @@ def powers6(primes: tuple[int, ...], most: int) -> tuple[np.ndarray, np.ndarray]
 
 def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     """The joint distribution of both fighters' final wounds, every choice made at every cell
-    of every node: heuristic ones by §9.5, OPTIMAL's by §9.8 (exactly, in both precisions)."""
+    of every node: heuristic ones by §9.5, OPTIMAL's by §9.8 (exactly, in both precisions).
+    It runs the compiled loops in order (`reach`, `decide`, `solve`, `push`), each step
+    building what the next takes."""
     flat.check(exact)
     rounds, width, cells = flat.rounds, flat.width, flat.cells
     largest = rounds * flat.step
@@ -436,12 +412,15 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     br_res = residues(flat.distinct, pushing)[flat.br_odds]
     br_p = floats(flat.distinct)[flat.br_odds]
     op_p, op_res = roll_odds(flat, pushing)
-    branches = (flat.br_start, br_p, br_res, flat.br_next, flat.br_dmg)
-    openings = (flat.op_start, op_p, op_res, flat.op_la, flat.op_lb, flat.op_node)
+    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
+    branches = kernels.Outcomes(flat.br_start, br_p, unscaled, br_res, flat.br_next, flat.br_dmg)
+    openings = kernels.Openings(
+        flat.op_start, op_p, unscaled, op_res, flat.op_la, flat.op_lb, flat.op_node
+    )
     height = cells // width
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
-    graph = (flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
+    graph = kernels.Graph(flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
     reached, ends = kernels.reach(graph, branches, openings, rounds, height, width)
     heuristic = kernels.decide(
         height,
@@ -455,16 +434,16 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         flat.facts,
         flat.position,
     )
-    graph = (flat.mover, moving, flat.ended, flat.exponent, heuristic, flat.act_start)
+    graph = graph._replace(heuristic=heuristic)
 
     if flat.optimal:
         bounds = (reached, ends, kernels.exposure(graph, branches, openings, rounds))
-        scaled = (
-            (flat.br_start, br_p, *branch_scales(flat, solving), flat.br_next, flat.br_dmg),
-            (flat.op_start, op_p, *opening_scales(flat, solving), *openings[3:]),
-        )
+        word, res = branch_scales(flat, solving)
+        scaled = branches._replace(word=word, res=res)
+        word, res = opening_scales(flat, solving)
+        scaled_openings = openings._replace(word=word, res=res)
         primes = np.array(solving, dtype=np.int64)
-        exactly = (
+        exactly = kernels.Exact(
             primes,
             1.0 / primes,
             *powers6(solving, flat.deepest),
@@ -472,7 +451,9 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
             flat.step,
             TOLERANCE,
         )
-        choices = kernels.solve(graph, *scaled, rounds, height, width, bounds, exactly)
+        choices = kernels.solve(
+            graph, scaled, scaled_openings, rounds, height, width, bounds, exactly
+        )
     else:
         choices = np.zeros((rounds, 1, 1), dtype=np.int8)
     primes = np.array(pushing, dtype=np.int64)
@@ -488,17 +469,6 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         divmod(c, width): Fraction(n, den)
         for c, n in zip(held.tolist(), numerators(finals_r[held], pushing, largest), strict=True)
     }
-
-
-def too_large(what: str, limit: int) -> InputError:
-    """The refusal of a fight whose resolution would need more than `limit` of `what`."""
-    return InputError(
-        "LIMIT_EXCEEDED",
-        "options.rounds",
-        f"the exact resolution of this fight needs more than {limit} {what}; "
-        "use fewer rounds, attacks or wounds",
-        limit,
-    )
 
 
 def warm_up() -> None:

@@ -21,18 +21,144 @@ of milliseconds, compiled it is a few.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 Array = np.ndarray
 Arrays = tuple[np.ndarray, ...]
-"""A tuple of arrays passed as one (a node's graph, outcomes, openings): numba takes tuples."""
+"""A tuple of arrays passed as one: numba takes tuples."""
+
+RELICS = 9
+"""Where a sequence starts, as the relics used so far by A and by B (each 0–2, §9.7.2), 3·A's
++ B's: per-relics arrays have RELICS rows."""
+
+
+class Graph(NamedTuple):
+    """The nodes of a fight (`flat.Flat`), in order: every move goes to a lower node."""
+
+    mover: Array
+    """Whose action it is."""
+    optimal: Array
+    """Whether the mover plays OPTIMAL (its choices are `solve`'s, else `heuristic`'s)."""
+    ended: Array
+    """Where a sequence ends (its relics used, a `RELICS` row), or −1."""
+    exponent: Array
+    """The exponent of 6 a node's values are numerators over within its sequence."""
+    heuristic: Array
+    """The heuristic choices per (node, cell) (`decide`; empty before it ran)."""
+    act_start: Array
+    """The first action of each node (one more entry: the end)."""
+
+
+class Outcomes(NamedTuple):
+    """Per action its outcomes (CSR), per outcome its odds, next node and damage dealt."""
+
+    start: Array
+    """The first outcome of each action (one more entry: the end)."""
+    p: Array
+    """The odds as floats."""
+    word: Array
+    """`solve`: what carries the next node's numerators to this one's, modulo 2**64."""
+    res: Array
+    """The odds modulo each prime (columns), or (`solve`) `word` modulo them."""
+    next: Array
+    damage: Array
+
+
+class Exact(NamedTuple):
+    """What `solve` compares close values exactly with."""
+
+    primes: Array
+    inverses: Array
+    """The primes' inverses as floats (`mulmod`)."""
+    word: Array
+    """6**e modulo 2**64, for e up to the largest exponent."""
+    res: Array
+    """6**e modulo each prime (columns)."""
+    garner: tuple
+    """What `exact_sign` needs (`flat.garner`)."""
+    step: int
+    """One sequence's exponent of 6."""
+    tolerance: Array
+    """The gaps in U and D beyond which floats order two values as their exact values do."""
+
+
+class Openings(NamedTuple):
+    """Per `RELICS` row the joint rolls of F1 and F2 (CSR): odds as in `Outcomes`, the curse
+    damage A and B take and the node F4 (or F3) starts at."""
+
+    start: Array
+    p: Array
+    word: Array
+    res: Array
+    curse_a: Array
+    curse_b: Array
+    node: Array
+
 
 MAX_DAMAGE, MIN_DAMAGE_TO_SELF, STRIKE, PARRY, OPTIMAL = range(5)
 """Strategies as the loops know them."""
+STRATEGY = {
+    "MAX_DAMAGE": MAX_DAMAGE,
+    "MIN_DAMAGE_TO_SELF": MIN_DAMAGE_TO_SELF,
+    "STRIKE": STRIKE,
+    "PARRY": PARRY,
+    "OPTIMAL": OPTIMAL,
+}
+COMPARE = -2
+"""`tactical`'s answer where D5 compares two projections (`weighed` then chooses)."""
 
 jit = njit(cache=True, nogil=True)
 inline = njit(cache=True, nogil=True, inline="always")
+
+
+@inline
+def tactical(
+    strategy: int,
+    hit: int,
+    plain: bool,
+    block: int,
+    reach: int,
+    wise: int,
+    target: int,
+    struck: int,
+) -> tuple[int, int]:
+    """D0–D5 of §9.5 for mover X, Y at `target` wounds, X's strike dealing `struck` (§9.6),
+    the facts of its moment given (`table.Table._facts`; `plain`: D0, D1 or D3 holds): the
+    choice of a fighter playing STRIKE (what the projections of D5 have the other play) and
+    X's own, or COMPARE where D5 compares its projections (`weighed`). The one home of the
+    heuristic decisions: the wounds grid (`decide`) and the cell-by-cell path
+    (`projection`, through `py_func`) both ask it."""
+    if plain or target <= struck:  # D0, D1, D3; D2
+        return hit, hit
+    if block >= 0 and target <= reach:  # D4
+        return block, block
+    if wise < 0 or strategy in (STRIKE, OPTIMAL):  # D5 (OPTIMAL projected as STRIKE, §9.6)
+        return hit, hit
+    return hit, wise if strategy == PARRY else COMPARE
+
+
+@inline
+def tracked(strategy: int, x: int) -> int:
+    """Whose wounds at a projection's end D5 compares for fighter x: its own
+    (MIN_DAMAGE_TO_SELF) or the other's (MAX_DAMAGE)."""
+    return x if strategy == MIN_DAMAGE_TO_SELF else 1 - x
+
+
+@inline
+def weighed(strategy: int, struck: int, parried: int, hit: int, wise: int) -> int:
+    """D5's comparison: the `tracked` wounds at the end of the projection after striking and
+    after parrying with wiseParry; a tie strikes."""
+    if strategy == MIN_DAMAGE_TO_SELF:
+        return hit if struck >= parried else wise
+    return hit if struck <= parried else wise
+
+
+FACTS = ("hit", "always", "stun", "block", "reach", "wise")
+"""The columns of `decide`'s facts: what §9.5 asks about a node (`table.Table._facts`)."""
+HIT, ALWAYS, STUN, BLOCK, REACH, WISE = range(len(FACTS))
 
 
 @inline
@@ -73,7 +199,7 @@ def decide(
     width: int,
     region: Array,
     mover: Array,
-    tactical: Array,
+    tactical_: Array,
     strategies: Array,
     pnext: Array,
     pdmg: Array,
@@ -83,60 +209,45 @@ def decide(
     """The heuristic movers' choices (an action's index within its node, through
     `position[i, code]`) at every (tactical node, cell), by D0–D5 of §9.5.
 
-    `pnext[i, code]`/`pdmg[i, code]` are an action's projected next node and damage (§9.6:
-    Relics and Feel No Pain never trigger), `facts[i]` what §9.5 asks about node i (hit,
-    always, stun, block, reach, wise). A fighter p playing MAX_DAMAGE or MIN_DAMAGE_TO_SELF
-    compares the projection in which it plays its strategy and the other STRIKE (D5), plan
-    p, by one fighter's wounds at its end: its own (MIN_DAMAGE_TO_SELF) or the other's, which
-    `plans[p]` carries per node and cell. Nodes are visited upwards, so every node's
+    `tactical_[i]`: whether node i is an F4 moment with successes left; `pnext[i, code]`/
+    `pdmg[i, code]` are an action's projected next node and damage (§9.6: Relics and Feel No
+    Pain never trigger), `facts[i]` what §9.5 asks about node i (columns `FACTS`); the
+    decisions are `tactical` and `weighed`. A fighter p playing MAX_DAMAGE or
+    MIN_DAMAGE_TO_SELF compares the projections in which it plays its strategy and the other
+    STRIKE (D5), plan p, by the `tracked` fighter's wounds at their end, which `plans[p]`
+    carries per node and cell. Nodes are visited upwards, so every node's
     successors are known; only the cells of `region` (those `reach` finds at any level: the
-    projection's outcome is one of the real ones, so the cells it moves to are reached too)."""
+    projection's outcome is one of the real ones, so the cells it moves to are reached too).
+    The decisions themselves are `tactical` and `weighed`; what is left is one loop nest."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
     plans = np.empty((2, nodes, cells), np.int16)  # read only where written: no zeroing
     needed = np.zeros(2, np.bool_)
-    tracked = np.zeros(2, np.int64)
+    follows = np.zeros(2, np.int64)
     for p in (0, 1):
         needed[p] = strategies[p] == MAX_DAMAGE or strategies[p] == MIN_DAMAGE_TO_SELF
-        tracked[p] = p if strategies[p] == MIN_DAMAGE_TO_SELF else 1 - p
+        follows[p] = tracked(strategies[p], p)
     for i in range(nodes):
         x, strategy = mover[i], strategies[mover[i]]
-        hit, plain, block, reach, wise = (
-            facts[i, 0],
-            facts[i, 1] or facts[i, 2],
-            facts[i, 3],
-            facts[i, 4],
-            facts[i, 5],
-        )
+        hit, plain = facts[i, HIT], facts[i, ALWAYS] or facts[i, STUN]
+        block, reach, wise = facts[i, BLOCK], facts[i, REACH], facts[i, WISE]
         struck_node, struck_dmg = pnext[i, hit], pdmg[i, hit]
         parried_node = pnext[i, wise] if wise >= 0 else 0
-        compares = strategy in (MAX_DAMAGE, MIN_DAMAGE_TO_SELF)
         for a in range(height):
             row = region[i, a]
             for b in range(width if row else 0):
                 if not row >> b & 1:
                     continue
                 cell = a * width + b
-                if not tactical[i] or a == 0 or b == 0:
+                if not tactical_[i] or a == 0 or b == 0:
                     for p in (0, 1):
-                        plans[p, i, cell] = a if tracked[p] == 0 else b
+                        plans[p, i, cell] = a if follows[p] == 0 else b
                     continue
                 target = b if x == 0 else a
-                # D0–D4, the same for every strategy (STRIKE's choice, with D5's strike)
-                strike = hit
-                if not plain and target > struck_dmg and block >= 0 and target <= reach:
-                    strike = block
-                own = strike
-                if strike == hit and not plain and target > struck_dmg and wise >= 0:  # D5
-                    if strategy == PARRY:
-                        own = wise
-                    elif compares:
-                        struck = plans[x, struck_node, hurt(a, b, width, x, struck_dmg)]
-                        parried = plans[x, parried_node, cell]
-                        if strategy == MIN_DAMAGE_TO_SELF:  # X's wounds at the end
-                            own = hit if struck >= parried else wise
-                        else:  # MAX_DAMAGE: Y's wounds at the end
-                            own = hit if struck <= parried else wise
+                strike, own = tactical(strategy, hit, plain, block, reach, wise, target, struck_dmg)
+                if own == COMPARE:
+                    struck = plans[x, struck_node, hurt(a, b, width, x, struck_dmg)]
+                    own = weighed(strategy, struck, plans[x, parried_node, cell], hit, wise)
                 if strategy != OPTIMAL:
                     choices[i, cell] = position[i, own]
                 for p in (0, 1):
@@ -180,7 +291,8 @@ def flatten(
     next moment, damage; per moment, code and outcome slot), codes in order, slots with odds
     in order; an F3 node (`source` = −1 − its index among the duels) takes `duels` (first
     action of each duel, each action's code (−1: no parry) and first outcome, each outcome's
-    a, d and next node), its actions in the order they were listed."""
+    a, d and next node), its actions in the order they were listed. Long because both kinds
+    of node fill the same CSR arrays in one pass, in node order."""
     odds_a, odds_d, nexts, damage = moves
     duel_first, duel_code, outcome_first, outcomes = duels
     nodes, slots = len(source), odds_a.shape[2]
@@ -234,7 +346,7 @@ def flatten(
 
 @jit
 def reach(
-    graph: Arrays, branches: Arrays, openings: Arrays, rounds: int, height: int, width: int
+    graph: Graph, branches: Outcomes, openings: Openings, rounds: int, height: int, width: int
 ) -> tuple[Array, Array]:
     """Which cells any play reaches, followed forward from the starting wounds (the grid's
     last cell) over every outcome of every action, sequence after sequence, as rows of bits
@@ -248,18 +360,23 @@ def reach(
     The other loops visit only these cells: often a fifth of the grid's, or less. An outcome
     moves a whole row at once: shifted when B takes the damage (what falls lands on bit 0),
     moved to a lower row when A does."""
-    mover, _, ended, _, _, act_start = graph
-    br_start, _, _, br_next, br_dmg = branches
-    op_start, _, _, op_la, op_lb, op_node = openings
+    mover, ended, act_start = graph.mover, graph.ended, graph.act_start
+    br_start, br_next, br_dmg = branches.start, branches.next, branches.damage
+    op_start, op_la, op_lb, op_node = (
+        openings.start,
+        openings.curse_a,
+        openings.curse_b,
+        openings.node,
+    )
     nodes = len(mover)
     reached = np.zeros((rounds, nodes, height), np.int64)
-    ends = np.zeros((rounds, 9, height), np.int64)
-    starts = np.zeros((9, height), np.int64)
+    ends = np.zeros((rounds, RELICS, height), np.int64)
+    starts = np.zeros((RELICS, height), np.int64)
     starts[0, height - 1] = 1 << (width - 1)
     standing = (1 << width) - 2  # every cell of a row but B's 0
     for level in range(rounds - 1, -1, -1):
         seen = reached[level]
-        for relics in range(9):
+        for relics in range(RELICS):
             for a in range(1, height):
                 for b in range(1, width):
                     if starts[relics, a] >> b & 1:
@@ -288,35 +405,33 @@ def reach(
 
 
 @jit
-def exposure(graph: Arrays, branches: Arrays, openings: Arrays, rounds: int) -> Array:
+def exposure(graph: Graph, branches: Outcomes, openings: Openings, rounds: int) -> Array:
     """Per (sequences left − 1, node): the most damage each fighter may still take from there
     to the battle's end, by any action and outcome, later sequences and their curse damage
     included. A cell whose wounds exceed both is safe: no one can fall from it, so U is
     exactly 0 for every candidate there and OPTIMAL needs no residues of U."""
-    mover, _, ended, _, _, act_start = graph
-    br_start, _, _, br_next, br_dmg = branches
-    op_start, _, _, op_la, op_lb, op_node = openings
-    nodes = len(mover)
+    ended, act_start = graph.ended, graph.act_start
+    nodes = len(ended)
     most = np.zeros((rounds, nodes, 2), np.int64)
-    starts = np.zeros((9, 2), np.int64)
+    starts = np.zeros((RELICS, 2), np.int64)
     for level in range(rounds):
         for i in range(nodes):
             if ended[i] >= 0:
                 if level > 0:
                     most[level, i, 0], most[level, i, 1] = starts[ended[i], 0], starts[ended[i], 1]
                 continue
-            y = 1 - mover[i]
+            y = 1 - graph.mover[i]
             for j in range(act_start[i], act_start[i + 1]):
-                for o in range(br_start[j], br_start[j + 1]):
-                    nxt = br_next[o]
-                    most[level, i, y] = max(most[level, i, y], br_dmg[o] + most[level, nxt, y])
+                for o in range(branches.start[j], branches.start[j + 1]):
+                    nxt, dmg = branches.next[o], branches.damage[o]
+                    most[level, i, y] = max(most[level, i, y], dmg + most[level, nxt, y])
                     most[level, i, 1 - y] = max(most[level, i, 1 - y], most[level, nxt, 1 - y])
-        for relics in range(9):
+        for relics in range(RELICS):
             starts[relics, 0] = starts[relics, 1] = 0
-            for o in range(op_start[relics], op_start[relics + 1]):
-                node = op_node[o]
-                starts[relics, 0] = max(starts[relics, 0], op_la[o] + most[level, node, 0])
-                starts[relics, 1] = max(starts[relics, 1], op_lb[o] + most[level, node, 1])
+            for o in range(openings.start[relics], openings.start[relics + 1]):
+                node, curse = openings.node[o], (openings.curse_a[o], openings.curse_b[o])
+                for x in range(2):
+                    starts[relics, x] = max(starts[relics, x], curse[x] + most[level, node, x])
     return most
 
 
@@ -350,34 +465,31 @@ def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Arrays) 
 
 @jit
 def solve(
-    graph: Arrays,
-    branches: Arrays,
-    openings: Arrays,
+    graph: Graph,
+    branches: Outcomes,
+    openings: Openings,
     rounds: int,
     height: int,
     width: int,
     bounds: tuple[Array, Array, Array],
-    exact: tuple,
+    exact: Exact,
 ) -> Array:
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
     node, cell) where an OPTIMAL fighter moves.
 
-    `graph` = (mover, whether it is OPTIMAL, relics index of a sequence's end or −1, the
-    exponent of 6 of a node's values within its sequence, heuristic choices, first action of
-    each node); `branches` and `openings` as in `push`, but with each outcome's odds also as
-    the integer that carries the numerator of its next node's value (over that node's power
-    of 6) to its own node's (`flat.branch_scales`, `flat.opening_scales`), modulo 2**64 and
-    modulo each prime, in place of the odds' residues; `exact` =
-    (primes, their inverses as floats, 6**e modulo 2**64 and modulo each prime for e up to
-    the largest exponent, Garner's digits (`exact_sign`), one sequence's exponent, the gaps
-    in U and D beyond which floats order two values as their exact values do); `bounds` what
-    `reach` returns (only the cells some sequence reaches are solved) and `exposure`.
+    `branches` and `openings` carry each outcome's odds also as the integer that carries the
+    numerator of its next node's value (over that node's power of 6) to its own node's
+    (`flat.branch_scales`, `flat.opening_scales`), modulo 2**64 (`word`) and modulo each prime
+    (`res`); `bounds` is what `reach` returns (only the cells some sequence reaches are
+    solved) and `exposure`.
 
     Every value is carried as a float and as its numerator modulo 2**64 (native, wrapping
     arithmetic) and modulo the primes, if any. Candidates are compared on U, then D (§9.8
     O4): floats decide wide gaps; a close pair's numerators (both over the node's power of
     6) differ by less than half the moduli's product, so that difference, recovered from
-    its residues, is zero for equal values and otherwise has the sign of theirs."""
+    its residues, is zero for equal values and otherwise has the sign of theirs. One loop
+    nest on purpose: with its per-cell steps as inlined functions numba ran it 40 % slower
+    (measured on bench_fight's OPTIMAL fights)."""
     mover, optimal, ended, exponents, heuristic, act_start = graph
     reached, ends, most = bounds
     br_start, br_p, br_word, br_res, br_next, br_dmg = branches
@@ -389,9 +501,9 @@ def solve(
     f = np.empty((nodes, cells, 2))
     w = np.empty((nodes, cells, 2), np.uint64)
     r = np.empty((nodes, cells, 2, k), np.int64)
-    start_f = np.zeros((9, cells, 2))
-    start_w = np.zeros((9, cells, 2), np.uint64)
-    start_r = np.zeros((9, cells, 2, k), np.int64)
+    start_f = np.zeros((RELICS, cells, 2))
+    start_w = np.zeros((RELICS, cells, 2), np.uint64)
+    start_r = np.zeros((RELICS, cells, 2, k), np.int64)
     cf, cw, cr = np.zeros((4, 2)), np.zeros((4, 2), np.uint64), np.zeros((4, 2, k), np.int64)
     diff = np.zeros(k, np.int64)
     zero = np.uint64(0)
@@ -475,7 +587,7 @@ def solve(
         if level == rounds - 1:
             break
         # the value of a sequence about to be rolled, per relics used (the next level's ends)
-        for relics in range(9):
+        for relics in range(RELICS):
             for a in range(height):
                 for b in range(width):
                     if not ends[level + 1, relics, a] >> b & 1:
@@ -530,9 +642,9 @@ def _move(
 
 @jit
 def push(
-    graph: Arrays,
-    branches: Arrays,
-    openings: Arrays,
+    graph: Graph,
+    branches: Outcomes,
+    openings: Openings,
     choices: Array,
     reached: Array,
     rounds: int,
@@ -549,18 +661,32 @@ def push(
     by the mover's choice there and by its action's odds; mass where a fighter falls leaves
     for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
     relics used and starts the next. Only the cells `reach` found are visited (and zeroed
-    before each sequence)."""
-    mover, optimal, ended, _, heuristic, act_start = graph
-    br_start, br_p, br_res, br_next, br_dmg = branches
-    op_start, op_p, op_res, op_la, op_lb, op_node = openings
+    before each sequence). Long because a sequence's three passes (zero, roll, push) share
+    every array of it and run once per sequence in order; each is one loop nest."""
+    mover, optimal, ended, heuristic, act_start = (
+        graph.mover,
+        graph.optimal,
+        graph.ended,
+        graph.heuristic,
+        graph.act_start,
+    )
+    br_start, br_p, br_res, br_next, br_dmg = (
+        branches.start,
+        branches.p,
+        branches.res,
+        branches.next,
+        branches.damage,
+    )
+    op_start, op_p, op_res = openings.start, openings.p, openings.res
+    op_la, op_lb, op_node = openings.curse_a, openings.curse_b, openings.node
     primes, inverses = exact
     nodes, k, cells = len(mover), len(primes), height * width
     mass_f = np.empty((nodes + 1, cells))
     mass_r = np.empty((nodes + 1, cells, k), np.int64)
     mass_f[nodes] = 0.0
     mass_r[nodes] = 0
-    ends_f = np.zeros((9, cells))
-    ends_r = np.zeros((9, cells, k), np.int64)
+    ends_f = np.zeros((RELICS, cells))
+    ends_r = np.zeros((RELICS, cells, k), np.int64)
     ends_f[0, start] = 1.0
     ends_r[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0
@@ -574,7 +700,7 @@ def push(
                     if row >> b & 1:
                         mass_f[i, a * width + b] = 0.0
                         mass_r[i, a * width + b] = 0
-        for relics in range(9):
+        for relics in range(RELICS):
             source = (ends_f[relics], ends_r[relics])
             for a in range(1, height):
                 for b in range(1, width):
@@ -611,7 +737,7 @@ def push(
                         wa, wb = struck(a, b, x, dmg)
                         _move(state, source, cell, node, wa, wb, (br_p, br_res), o)
     finals_f, finals_r = mass_f[nodes], mass_r[nodes]
-    for relics in range(9):
+    for relics in range(RELICS):
         for cell in range(cells):
             finals_f[cell] += ends_f[relics, cell]
             for q in range(k):

@@ -1,19 +1,24 @@
 """The heuristic strategies' decisions (§9.5) on the deterministic projection (§9.6), cell by
-cell on the numbered tactical moments of `table`.
+cell on the numbered tactical moments of `table`, for the cell-by-cell resolution
+(`fight.Resolution`).
 
-Relics and Feel No Pain never trigger in a projection, so a decision is a pure function of the
-tactical moment, the wounds and the strategy, and where a projected rest of the sequence ends
-is one too: both are plain integers here, memoised per fight. An OPTIMAL fighter is projected
-as STRIKE, like any opponent (§9.6).
+The decisions are `kernels.tactical` and `kernels.weighed`, the wounds grid's own, run here as
+the plain Python they are compiled from (`py_func`); what this module adds is where a projected
+rest of the sequence ends (D5 compares two), followed cell by cell and memoised per fight.
+Strategies are `kernels`' codes; an OPTIMAL fighter is projected as STRIKE (§9.6).
 """
 
 from __future__ import annotations
 
-from .fighter import Strategy
+from . import kernels
 from .table import Table
 
-Plan = tuple[Strategy, Strategy]
-"""The strategies A and B decide by in a projection."""
+Plan = tuple[int, int]
+"""The strategies A and B decide by in a projection (`kernels` codes)."""
+
+tactical = kernels.tactical.py_func
+weighed = kernels.weighed.py_func
+tracked = kernels.tracked.py_func
 
 
 class Projection:
@@ -26,34 +31,23 @@ class Projection:
         `width`."""
         self._ends: dict[Plan, dict[int, tuple[int, int]]] = {}
 
-    def choose(self, n: int, wa: int, wb: int, strategy: Strategy) -> int:
+    def choose(self, n: int, wa: int, wb: int, strategy: int) -> int:
         """The action code of the mover of tactical moment n (not over) at wounds (wa, wb)."""
         t = self.table
-        hit = t.hit[n]
-        if t.always[n] or t.stun[n]:  # D0, D1, D3 (D3's CRIT strike is the mover's "strike")
-            return hit
-        x = t.mover[n]
-        wy = wb if x == 0 else wa
+        hit, wise, x = t.hit[n], t.wise[n], t.mover[n]
         dmg = t.damage[hit][n]
-        if wy <= dmg:  # D2
-            return hit
-        block = t.block[n]
-        if block >= 0 and wy <= t.reach[n]:  # D4
-            return block
-        wise = t.wise[n]
-        if strategy == "STRIKE" or wise < 0:  # D5
-            return hit
-        if strategy == "PARRY":
-            return wise
-        plan: Plan = (strategy, "STRIKE") if x == 0 else ("STRIKE", strategy)
+        plain = t.always[n] or t.stun[n]
+        _, own = tactical(strategy, hit, plain, t.block[n], t.reach[n], wise, (wa, wb)[1 - x], dmg)
+        if own != kernels.COMPARE:
+            return own
+        plan: Plan = (strategy, kernels.STRIKE) if x == 0 else (kernels.STRIKE, strategy)
         if x == 0:
             struck = self.end(plan, t.next[hit][n], wa, wb - dmg if wb > dmg else 0)
         else:
             struck = self.end(plan, t.next[hit][n], wa - dmg if wa > dmg else 0, wb)
         parried = self.end(plan, t.next[wise][n], wa, wb)
-        if strategy == "MIN_DAMAGE_TO_SELF":  # X's wounds at the end
-            return hit if struck[x] >= parried[x] else wise
-        return hit if struck[1 - x] <= parried[1 - x] else wise  # MAX_DAMAGE: Y's wounds
+        k = tracked(strategy, x)
+        return weighed(strategy, struck[k], parried[k], hit, wise)
 
     def end(self, plan: Plan, n: int, wa: int, wb: int) -> tuple[int, int]:
         """Both fighters' wounds where the projected rest of F4 from tactical moment n ends,

@@ -1,9 +1,10 @@
-"""One fight sequence (§9.2) as transitions between `Moment`s.
+"""One fight sequence (§9.2), its steps in order.
 
-F1 and F2 (the roll and the curse damage) produce the opening pairs; F3 (Duelist) and F4
-(alternation) are moments whose mover takes one action. Who may do what is decided here; what a
-mover chooses is the strategies' business (`decisions` and `kernels.decide` for the
-heuristics, `kernels.solve` for OPTIMAL).
+F1 and F2 (the roll and the curse damage) produce the opening hands (`opening`, `rolls`); F3
+(Duelist) and F4 (alternation) are moves between the numbered moments of `table`: an F4 step
+is a table moment (an int, its mover to act), an F3 step a `Duel`. Who may do what is decided
+here and in `table`; what a mover chooses is the strategies' business (`kernels.decide` for
+the heuristics, `kernels.solve` for OPTIMAL).
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from functools import cached_property, lru_cache
 from math import comb
 
 from . import attack
-from .decisions import wise_parry
-from .fight_state import CERTAIN, Moment, Odds, Pair, oriented, times
 from .fighter import Fight, Fighter
 from .scenario import AttackDice
-from .strike import ACTIONS, CRIT_PARRY, NORMAL_PARRY, Action, act, can_parry
-from .table import Table, table_for
-from .weights import odds_of, power6
+from .table import NONE, PARRIES, Table, table_for
+from .weights import Odds, odds_of, power6, times
 
 Roll = tuple[Odds, int, int, int]
 """(odds, crits, normals, curse damage taken) of one fighter's F1 + F2."""
@@ -54,10 +52,10 @@ def _opening(dice: AttackDice, cursed: bool, fnp: int | None) -> tuple[Roll, ...
     return tuple(((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items())
 
 
-def turn(active: int, pair: Pair) -> Moment:
-    """An F4 moment; a fighter without unresolved successes passes at once, so that moments
-    differing only in who passes are one."""
-    return Moment(False, active if pair[active].successes else 1 - active, pair)
+Duel = tuple[int, int]
+"""An F3 step: (the Duelist x whose parry is next, the table moment of the pair with x to act)."""
+Step = Duel | int
+"""An F3 step, or an F4 one (a table moment)."""
 
 
 class Sequence:
@@ -93,9 +91,6 @@ class Sequence:
         )
         return table_for(self.fighters, most)
 
-    def opening_moment(self, pair: Pair) -> Moment:
-        return self.duel(self.first, pair)
-
     @cached_property
     def certain(self) -> bool:
         """Whether no strike is a chance step: no Feel No Pain, no Relics, no OPTIMAL. Then a
@@ -106,53 +101,39 @@ class Sequence:
             for f in self.fighters
         )
 
-    def duel(self, x: int | None, pair: Pair) -> Moment:
-        """F3 from fighter x's Duelist parry on (None: F4). A fighter that is no Duelist has
-        no F3 step at all, so fights without Duelists start straight at F4."""
+    def duel(self, x: int | None, n: int) -> Step:
+        """F3 from fighter x's Duelist parry on (None: F4) at the hands of table moment n. A
+        fighter that is no Duelist has no F3 step at all, so fights without Duelists start
+        straight at F4."""
         while x is not None and not self.fighters[x].duelist:
             x = 1 - x if x == self.first else None
-        return Moment(True, x, pair) if x is not None else turn(self.first, pair)
+        table = self.table
+        return (x, table.turned(n, x)) if x is not None else table.turned(n, self.first)
 
-    @staticmethod
-    def mover(moment: Moment) -> int:
-        """Whose action it is: during F4 a fighter without unresolved successes passes."""
-        if moment.duel or moment.pair[moment.active].successes:
-            return moment.active
-        return 1 - moment.active
+    def parries(self, duel: Duel) -> tuple[int, ...]:
+        """The parry codes the Duelist may choose: OPTIMAL's candidates (§9.8 O1), else its
+        wiseParry (§9.5); (NONE,) where it has none: it or its opponent holds no unresolved
+        success, or no parry is useful (wiseParry names none)."""
+        x, n = duel
+        table = self.table
+        if table.mover[n] != x or table.wise[n] == NONE:
+            return (NONE,)
+        if self.strategies[x] == "OPTIMAL":
+            return tuple(code for code in PARRIES if table.next[code][n] != NONE)
+        return (table.wise[n],)
 
-    def candidates(self, moment: Moment) -> tuple[Action | None, ...]:
-        """What the mover may do (§9.8 O1); `None` is no Duelist parry."""
-        x = self.mover(moment)
-        y = 1 - x
-        xs, ys = oriented(moment.pair, x)
-        if moment.duel:
-            if not (self.fighters[x].duelist and xs.successes and ys.successes):
-                return (None,)
-            parries = (CRIT_PARRY, NORMAL_PARRY)
-            return tuple(p for p in parries if can_parry(self.fighters[y], xs, ys, p[1])) or (None,)
-        return tuple(
-            action
-            for action in ACTIONS
-            if (action[0] == "STRIKE" and xs.has(action[1]))
-            or (action[0] == "PARRY" and can_parry(self.fighters[y], xs, ys, action[1]))
-        )
+    def parried(self, duel: Duel, code: int) -> Step:
+        """The step after the Duelist parries with `code` (§9.4, no chance; NONE: no parry):
+        the other's F3 after the first fighter's, then F4."""
+        x, n = duel
+        after = self.table.next[code][n] if code != NONE else n
+        return self.duel(1 - x if x == self.first else None, after)
 
-    def duelist_parry(self, moment: Moment) -> Action | None:
-        """F3: the Duelist's wiseParry (§9.5) at a duel moment, if it has a useful one."""
-        if self.candidates(moment) == (None,):
-            return None
-        x = moment.active
-        xs, ys = oriented(moment.pair, x)
-        return wise_parry(self.fighters[1 - x], xs, ys)
-
-    def after(self, moment: Moment, action: Action | None) -> list[tuple[Odds, Moment]]:
-        """The moments after the mover's action, with their odds."""
-        x = self.mover(moment)
-        if action is None:
-            outcomes = [(CERTAIN, moment.pair)]
-        else:
-            outcomes = act(self.fighters, x, moment.pair, action)
-        if moment.duel:  # F3: the first fighter's Duelist parry, then the other's, then F4
-            following = 1 - x if x == self.first else None
-            return [(odds, self.duel(following, pair)) for odds, pair in outcomes]
-        return [(odds, turn(1 - x, pair)) for odds, pair in outcomes]
+    def f4(self, n: int) -> int:
+        """Where F4 begins from the opening moment n (`first` to act) of heuristic fighters:
+        after F3's Duelist parries, which depend on no wounds."""
+        step = self.duel(self.first, n) if self.duelists else n
+        while not isinstance(step, int):
+            (code,) = self.parries(step)
+            step = self.parried(step, code)
+        return step

@@ -9,8 +9,10 @@ the strike and parry rules on whole frontiers of them as numpy arrays, then numb
 in the order of their keys. The §9.5 decisions (`kernels.decide`, `projection`) only look
 numbers up.
 
-The rules here are S1–S7 and S11 of §9.3 and §9.4, written once over arrays; Relics and Feel
-No Pain (S8, S9) never trigger in a projection and belong to the real resolution (`strike`).
+The rules here are all of §9.3 (S1–S11, Relics and Feel No Pain as outcome slots with their
+odds) and §9.4, written once over arrays, with what §9.5 asks about a moment (wiseParry, D4's
+last block). F3's Duelist parries are table moves too (`sequence.Sequence.duel`). The
+die-by-die oracle they are checked against is `tests/kt2024_fight_oracle.py`.
 """
 
 from __future__ import annotations
@@ -22,11 +24,38 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.errors import InputError
-
-from .fight_state import Odds, Pair
+from . import budgets
 from .fighter import Fighter
-from .strike import RELIC_ODDS, remembers_crit_strike
+from .weights import Odds
+
+CRIT_STRIKE, NORMAL_STRIKE, CRIT_PARRY, NORMAL_PARRY = range(4)
+"""The action codes, in the tie-break order of §9.8 O4."""
+PARRIES = (CRIT_PARRY, NORMAL_PARRY)
+NONE = -1
+"""No action: where an action is not useful (`next`) or a fighter has no such parry (`wise`,
+`block`)."""
+
+RELIC_ODDS: dict[str, tuple[Odds, Odds]] = {
+    # (at least one 6, no 6) on 1D6 or on 2D6 (INSPIRING)
+    "ONE_D6": ((1, 1), (5, 1)),
+    "TWO_D6": ((11, 2), (25, 2)),
+}
+
+
+def strike_dice(fighters: tuple[Fighter, Fighter]) -> int:
+    """The most Relic and Feel No Pain dice one strike against either fighter may roll (S8,
+    S9): the depth of one success's share of a fight's common denominator."""
+    return max(
+        (RELIC_ODDS[f.saintly_relics][0][1] if f.saintly_relics != "NONE" else 0)
+        + (f.feel_no_pain is not None)
+        for f in fighters
+    )
+
+
+def remembers_crit_strike(x: Fighter) -> bool:
+    """Whether any rule of X reads hasCritStruck (Stun, Shock, Murderous Entrance)."""
+    return x.stun2021 or x.shock or x.murderous_entrance2021
+
 
 TABLE_BUDGET = 3_000_000
 """The most reachable moments × outcome slots (3, or 9 with Murderous Entrance) a fight's
@@ -113,6 +142,20 @@ class Side(NamedTuple):
     @property
     def successes(self) -> np.ndarray:
         return self.crits + self.normals
+
+    def rows(self, index: np.ndarray) -> Side:
+        """The side at some moments only."""
+        return Side(
+            self.crits[index], self.normals[index], {k: v[index] for k, v in self.flags.items()}
+        )
+
+    def twice(self) -> Side:
+        """The side at its moments, then at the same moments again."""
+        return Side(
+            np.tile(self.crits, 2),
+            np.tile(self.normals, 2),
+            {k: np.tile(v, 2) for k, v in self.flags.items()},
+        )
 
 
 def halved(dmg: np.ndarray) -> np.ndarray:
@@ -280,13 +323,16 @@ class Table:
             for crits, normals, successes in most
         ]
         self.hands = hands
-        self._hands = [{hand: i for i, hand in enumerate(h)} for h in hands]
+        self._held = [np.array(h, dtype=np.int64).reshape(-1, 2) for h in hands]
+        """Per fighter, its hands as rows of (crits, normals)."""
         self._lookup = []
+        """Per fighter, its hands' indices by crits · (most normals + 1) + normals."""
         for x in (0, 1):
             lookup = np.zeros((most[x][0] + 1, most[x][1] + 1), dtype=np.int64)
             for i, (c, n) in enumerate(hands[x]):
                 lookup[c, n] = i
-            self._lookup.append(lookup)
+            self._lookup.append(lookup.ravel())
+        self._widths = (most[0][1] + 1, most[1][1] + 1)
         # (size, name) of each digit of a moment's number, most significant first
         digits: list[tuple[int, str]] = [(2, "active")]
         for x in (0, 1):
@@ -315,7 +361,7 @@ class Table:
             rest, fields[name] = np.divmod(rest, size)
         sides = []
         for x in (0, 1):
-            held = np.array(self.hands[x], dtype=np.int64).reshape(-1, 2)[fields[f"hand{x}"]]
+            held = self._held[x][fields[f"hand{x}"]]
             flags = {
                 k: fields[f"{k}{x}"] if FLAGS[k] > 2 else fields[f"{k}{x}"].astype(bool)
                 for k in self.kept[x]
@@ -345,12 +391,11 @@ class Table:
         frontier, found = seen, []
         while len(frontier):
             if len(seen) * self.slots > TABLE_BUDGET:
-                raise InputError(
-                    "LIMIT_EXCEEDED",
-                    "fighterA.attacks",
+                raise budgets.TooLarge(
+                    budgets.MOMENTS,
+                    TABLE_BUDGET,
                     f"these attacks and rules make more than {TABLE_BUDGET} tactical moments "
                     "(× outcomes); use fewer attacks or fewer of the rules that keep flags",
-                    TABLE_BUDGET,
                 )
             rules = self._rules(*self._sides(frontier))
             found.append((frontier, rules))
@@ -380,17 +425,15 @@ class Table:
             for x in (0, 1)
         ]
 
-    def number(self, active: int, pair: Pair) -> int:
-        """The number of the F4 moment with `active` to act on `pair` (its wounds ignored); a
-        fighter without unresolved successes passes at once."""
-        if not (pair[active][0] or pair[active][1]):
+    def turned(self, n: int, active: int) -> int:
+        """The number of moment n's hands and flags with `active` to act (a fighter without
+        unresolved successes passes at once to one with some): F3 looks at one pair from
+        either side."""
+        has = self.has[n]
+        if not has[active] and has[1 - active]:
             active = 1 - active
-        n = active * self.strides["active"]
-        for status, hands, hand_stride, flags in zip(pair, self._hands, *self._digits, strict=True):
-            n += hands[(status[0], status[1])] * hand_stride
-            for k, stride in flags:
-                n += int(getattr(status, k)) * stride
-        return self._index[n]
+        stride = self.strides["active"]  # the most significant digit
+        return self._index[active * stride + int(self.keys[n]) % stride]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -401,16 +444,16 @@ class Table:
         return np.searchsorted(self.keys, self._encode(np.full(len(hands), first), sides))
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
-        """Moment keys of arrays of moments (whose turn normalised as in `number`); where a
-        count went below 0 (an action that is not useful there) the key is meaningless."""
+        """Moment keys of arrays of moments (a fighter without unresolved successes passes at
+        once); where a count went below 0 (an action that is not useful there) the key is
+        meaningless, though within the key space (`take` clips)."""
         has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
         strides = self.strides
         n = np.where(has, active, 1 - active) * strides["active"]
         for x in (0, 1):
-            lookup = self._lookup[x]
-            crits = np.clip(sides[x].crits, 0, lookup.shape[0] - 1)
-            normals = np.clip(sides[x].normals, 0, lookup.shape[1] - 1)
-            n = n + lookup[crits, normals] * strides[f"hand{x}"]
+            width = self._widths[x]
+            hand = self._lookup[x].take(sides[x].crits * width + sides[x].normals, mode="clip")
+            n = n + hand * strides[f"hand{x}"]
             for k in self.kept[x]:
                 n = n + sides[x].flags[k] * strides[f"{k}{x}"]
         return n
@@ -424,39 +467,50 @@ class Table:
         has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
         mover = np.where(has, active, 1 - active)
         shape = (size, 4, self.slots)
-        nexts = np.full(shape, -1, dtype=np.int64)
+        nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))
-        facts: list[dict[str, np.ndarray]] = []
+        facts: dict[str, np.ndarray] = {}
         for x in (0, 1):
+            rows = np.flatnonzero(mover == x)  # only the mover's rules are asked
+            if not len(rows):
+                continue
             fx, fy = fighters[x], fighters[1 - x]
-            xs, ys = sides[x], sides[1 - x]
-            mine = mover == x
-            can = [
-                mine & (xs.crits > 0),
-                mine & (xs.normals > 0),
-                mine & (xs.crits > 0) & (ys.successes > 0),
-                mine & (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal),
+            xs, ys = sides[x].rows(rows), sides[1 - x].rows(rows)
+            one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
+            # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second),
+            # then each parry: (codes, rows, the actions' outcomes, where they are useful)
+            crit = np.repeat([True, False], len(rows))
+            moves = [
+                (
+                    np.repeat([CRIT_STRIKE, NORMAL_STRIKE], len(rows)),
+                    np.tile(rows, 2),
+                    strike(fx, fy, xs.twice(), ys.twice(), crit),
+                    np.concatenate([xs.crits > 0, xs.normals > 0]),
+                )
             ]
-            one, zero = np.ones(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-            for code in range(4):
-                if code < 2:
-                    outcomes = strike(fx, fy, xs, ys, np.full(size, code == 0))
-                else:
-                    xs2, ys2 = parry(fx, xs, ys, code == 2)
-                    outcomes = [(one, zero, zero, xs2, ys2)]
+            for code, useful in (
+                (CRIT_PARRY, (xs.crits > 0) & (ys.successes > 0)),
+                (NORMAL_PARRY, (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)),
+            ):
+                xs2, ys2 = parry(fx, xs, ys, code == CRIT_PARRY)
+                moves.append(
+                    (np.full(len(rows), code), rows, [(one, zero, zero, xs2, ys2)], useful)
+                )
+            for codes, at, outcomes, useful in moves:
                 for slot, (a, d, dmg, xs2, ys2) in enumerate(outcomes):
-                    here = can[code] & (a > 0)
+                    here = useful & (a > 0)
                     if not here.any():  # an outcome no moment has (no Relics, no FNP)
                         continue
                     pair = [xs2, ys2] if x == 0 else [ys2, xs2]
-                    nxt = self._encode(np.full(size, 1 - x), pair)
-                    nexts[here, code, slot] = nxt[here]
-                    damage[here, code, slot] = dmg[here]
-                    odds_a[here, code, slot] = a[here]
-                    odds_d[here, code, slot] = d[here]
-            facts.append(self._facts(fx, fy, xs, ys))
-        a_moves = mover == 0
-        facts_of_mover = {k: np.where(a_moves, facts[0][k], facts[1][k]) for k in facts[0]}
+                    nxt = self._encode(np.full(len(a), 1 - x), pair)
+                    where = (at[here], codes[here], slot)
+                    nexts[where], damage[where] = nxt[here], dmg[here]
+                    odds_a[where], odds_d[where] = a[here], d[here]
+            for k, values in self._facts(fx, fy, xs, ys).items():
+                if k not in facts:
+                    facts[k] = np.zeros(size, dtype=values.dtype)
+                facts[k][rows] = values
+        facts_of_mover = facts
         return nexts, damage, odds_a, odds_d, mover, facts_of_mover
 
     def _build(self, keys: np.ndarray, rules: tuple) -> None:
@@ -470,6 +524,7 @@ class Table:
         successes = sides[0].successes + sides[1].successes
         used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
         self.columns = {
+            "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
             "left": successes,
             "over": successes == 0,
             "mover": mover,
@@ -481,12 +536,17 @@ class Table:
 
     @cached_property
     def _index(self) -> dict[int, int]:
-        """Moment numbers by key, for `number` (one moment at a time)."""
+        """Moment numbers by key, for `turned` (one moment at a time)."""
         return dict(zip(self.keys.tolist(), range(self.size), strict=True))
 
     left, over, mover = listed("left"), listed("over"), listed("mover")
     hit, always, stun = listed("hit"), listed("always"), listed("stun")
     block, reach, wise = listed("block"), listed("reach"), listed("wise")
+
+    @cached_property
+    def has(self) -> list[tuple[bool, bool]]:
+        """Per moment, whether each fighter holds an unresolved success."""
+        return [tuple(pair) for pair in self.columns["has"].tolist()]
 
     @cached_property
     def relics_used(self) -> list[tuple[int, int]]:
@@ -514,13 +574,15 @@ class Table:
         crit_parry = (xs.crits > 0) & (ys.successes > 0)
         normal_parry = (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)
         wise = np.where(
-            (ys.crits > 0) & crit_parry, 2, np.where(normal_parry, 3, np.where(crit_parry, 2, -1))
+            (ys.crits > 0) & crit_parry,
+            CRIT_PARRY,
+            np.where(normal_parry, NORMAL_PARRY, np.where(crit_parry, CRIT_PARRY, NONE)),
         )
         # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
         after_normal, after_crit = parry(fx, xs, ys, False), parry(fx, xs, ys, True)
         normal_block = normal_parry & (after_normal[1].successes == 0)
         crit_block = crit_parry & (after_crit[1].successes == 0)
-        block = np.where(normal_block, 3, np.where(crit_block, 2, -1))
+        block = np.where(normal_block, NORMAL_PARRY, np.where(crit_block, CRIT_PARRY, NONE))
         left = pick(normal_block, after_normal[0], after_crit[0])
         target = pick(normal_block, after_normal[1], after_crit[1])
         plain = not (
@@ -540,9 +602,9 @@ class Table:
                 left = left.set(
                     crits=np.maximum(left.crits, 0), normals=np.maximum(left.normals, 0)
                 )
-        reach = np.where(block >= 0, reach, 0)
+        reach = np.where(block != NONE, reach, 0)
         return {
-            "hit": np.where(xs.crits > 0, 0, 1),
+            "hit": np.where(xs.crits > 0, CRIT_STRIKE, NORMAL_STRIKE),
             "always": (ys.successes == 0) | ~(crit_parry | normal_parry),
             "stun": (fx.stun2021 or fx.shock)
             & ~xs.flag("crit_struck")

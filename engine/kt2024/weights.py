@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .fight_state import Odds
+Odds = tuple[int, int]
+"""(a, d): the probability a / 6**d."""
+CERTAIN: Odds = (1, 0)
 
 _POWERS = [6**k for k in range(400)]
 
@@ -22,3 +24,7 @@ def odds_of(p: Fraction) -> Odds:
     while power6(d) % p.denominator:
         d += 1
     return (p.numerator * (power6(d) // p.denominator), d)
+
+
+def times(p: Odds, q: Odds) -> Odds:
+    return (p[0] * q[0], p[1] + q[1])

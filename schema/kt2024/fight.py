@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
+from engine.errors import InputError, TooLarge
+from engine.kt2024 import budgets
 from engine.kt2024.fight import FighterResult, FightResult
 from engine.kt2024.fight import evaluate as fight
 from engine.kt2024.fight_canonical import fight_key
@@ -73,8 +75,31 @@ def render(result: FightResult, exact: bool) -> dict[str, Any]:
     )
 
 
+CHARGED = {
+    budgets.MOMENTS: "fighterA.attacks",
+    budgets.CELLS: "options.rounds",
+    budgets.BYTES: "options.rounds",
+    budgets.DIGITS: "options.rounds",
+    budgets.ROW: "fighterB.wounds",
+    budgets.OPTIMAL_BYTES: "{fighter}.strategy",
+}
+"""The request field a fight's refusal names, per budget it exceeds: what the client should
+reduce (the OPTIMAL fighter's strategy for OPTIMAL's memory)."""
+
+
+def refusal(error: TooLarge) -> InputError:
+    """The engine's refusal as §12's LIMIT_EXCEEDED on the field it is charged to."""
+    fighter = "fighterA" if error.fighter == 0 else "fighterB"
+    field = CHARGED[error.quantity].format(fighter=fighter)
+    return InputError("LIMIT_EXCEEDED", field, error.message, error.limit)
+
+
 def evaluate(scenario: Fight) -> dict[str, Any]:
-    return render(fight(scenario), scenario.options.exact)
+    try:
+        result = fight(scenario)
+    except TooLarge as error:
+        raise refusal(error) from error
+    return render(result, scenario.options.exact)
 
 
 MODE = registry.register(

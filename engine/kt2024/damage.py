@@ -54,15 +54,10 @@ def _pool(
 
 
 @lru_cache(maxsize=4096)
-def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple[Pool, Pool, Pool]:
-    """§5 outcomes of a shooting attack: (all, no crit, at least one crit).
-
-    The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
-    """
+def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
+    """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
-    c = rows[0]
-    pool = Pool(np.stack([c, rows[1], c * (devastating > 0)]), w)
-    return pool, pool.where(c == 0), pool.where(c >= 1)
+    return Pool(np.stack([rows[0], rows[1], rows[0] * (devastating > 0)]), w)
 
 
 @lru_cache(maxsize=4096)
@@ -108,9 +103,13 @@ def groups(a: Attacker, d: Defender, exact: bool) -> list[tuple[Pool, Pool]]:
     The defence dice collected depend on the attack only when Piercing Crits changes them;
     otherwise the whole attack pool meets one defence pool.
     """
-    whole, no_crit, crit = attack_pool(attack_dice(a), a.obscured, a.devastating, exact)
+    whole = attack_pool(attack_dice(a), a.obscured, a.devastating, exact)
     dice = collected(a, d, 0), collected(a, d, 1)
-    split = [(whole, dice[0])] if dice[0] == dice[1] else [(no_crit, dice[0]), (crit, dice[1])]
+    if dice[0] == dice[1]:
+        split = [(whole, dice[0])]
+    else:  # Piercing Crits (D1): the pools with and without a crit collect different dice
+        crit = whole.columns[0] >= 1
+        split = [(whole.where(~crit), dice[0]), (whole.where(crit), dice[1])]
     return [
         (hits, defence_pool(d, collected_dice, a.saturate, a.curse_of_rot, exact))
         for hits, collected_dice in split

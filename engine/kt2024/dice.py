@@ -35,10 +35,14 @@ def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, i
     With Curse of Rot every 3 of the first roll is a cursed fail, whatever it would have been.
     Callers clamp `critical` to ≥ `success` first (§3: only successes can be critical).
     """
-    faces = [f for f in range(1, FACES + 1) if not (cursed and f == CURSED_FACE)]
-    crit = sum(f >= critical for f in faces)
-    normal = sum(success <= f < critical for f in faces)
-    return crit, normal, FACES - len(faces), len(faces) - crit - normal
+    crit, normal, fail = FACES + 1 - critical, critical - success, success - 1
+    if not cursed:
+        return crit, normal, 0, fail
+    if critical <= CURSED_FACE:
+        return crit - 1, normal, 1, fail
+    if success <= CURSED_FACE:
+        return crit, normal - 1, 1, fail
+    return crit, normal, 1, fail - 1
 
 
 def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:

@@ -126,7 +126,7 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     dur = durable_applies(d.durable, cd)
 
     def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
-        return c * cd + n * nd - (dur & (c >= 1))
+        return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
 
     parts: list[list[Outcomes]] = [[], []]
     for hits, saves_pool in groups(a, d, exact):

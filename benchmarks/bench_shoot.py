@@ -87,7 +87,8 @@ def scenario(rng: random.Random) -> Shoot:
 
 
 MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, damage.attack_pool,
-         damage.defence_pool, damage.action, precision.powers, precision.binomials]  # fmt: skip
+         damage.defence_pool, damage.through, damage.action, precision.powers,
+         precision.binomials]  # fmt: skip
 
 
 def clear() -> None:

@@ -97,71 +97,115 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     )
 
 
-def groups(a: Attacker, d: Defender, exact: bool) -> list[tuple[Pool, Pool]]:
-    """The attack outcomes and the defence outcomes they meet.
+def groups(
+    d_attack: AttackDice,
+    ob: bool,
+    devastating: int,
+    d: Defender,
+    dice: tuple[int, int],
+    saturate: bool,
+    cursed: bool,
+    exact: bool,
+) -> list[tuple[Pool, Pool]]:
+    """The attack outcomes and the defence outcomes they meet (`dice`: the defence dice
+    collected without and with a crit).
 
     The defence dice collected depend on the attack only when Piercing Crits changes them;
     otherwise the whole attack pool meets one defence pool.
     """
-    whole = attack_pool(attack_dice(a), a.obscured, a.devastating, exact)
-    dice = collected(a, d, 0), collected(a, d, 1)
+    whole = attack_pool(d_attack, ob, devastating, exact)
     if dice[0] == dice[1]:
         split = [(whole, dice[0])]
     else:  # Piercing Crits (D1): the pools with and without a crit collect different dice
         crit = whole.columns[0] >= 1
         split = [(whole.where(~crit), dice[0]), (whole.where(crit), dice[1])]
     return [
-        (hits, defence_pool(d, collected_dice, a.saturate, a.curse_of_rot, exact))
+        (hits, defence_pool(d, collected_dice, saturate, cursed, exact))
         for hits, collected_dice in split
-    ]
+    ]  # fmt: skip
 
 
-def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
-    """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics.
+@dataclass(frozen=True)
+class Through:
+    """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
+    and damage instances; with relics live, each relic group's instances and the change of
+    raw damage when one of its instances is ignored (R5)."""
+
+    raw: np.ndarray
+    instances: np.ndarray
+    relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+@lru_cache(maxsize=512)
+def through(
+    d_attack: AttackDice,
+    ob: bool,
+    devastating: int,
+    d: Defender,
+    dice: tuple[int, int],
+    saturate: bool,
+    cursed: bool,
+    exact: bool,
+) -> tuple[tuple[Through, Weights, Weights], ...]:
+    """Every group's pairs with what gets through the saves, and the two sides' weights.
 
     Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
-    columns; only where relics are live are the grids flattened before Feel No Pain sees them.
+    columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
+    the damage profile and the defender, and an entry is a few arrays of the pairs that occur.
     """
-    cd, nd = a.critical_damage, a.normal_damage
+    cd, nd = d_attack.critical_damage, d_attack.normal_damage
     dur = durable_applies(d.durable, cd)
 
     def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
         return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
 
-    parts: list[list[Outcomes]] = [[], []]
-    for hits, saves_pool in groups(a, d, exact):
+    out = []
+    for hits, saves_pool in groups(d_attack, ob, devastating, d, dice, saturate, cursed, exact):
         (c, n, extra), (cs, ns, k) = hits.columns[:, :, None], saves_pool.columns[:, None, :]
         crits, normals = resolve_saves(c, n, cs, ns, cd, nd, d.durable, d.just_a_scratch)
-        own = extra * a.devastating + k  # R1 Devastating and R7 curse, outside the saves
+        own = extra * devastating + k  # R1 Devastating and R7 curse, outside the saves
         crit_instances = crits if cd > 0 else 0
         normal_instances = normals if nd > 0 else 0
         hit_raw = raw(crits, normals)
-        num = np.multiply.outer(hits.weights.num, saves_pool.weights.num)
-        saved = Outcomes(
+        relic_groups = ()
+        if d.saintly_relics != "NONE":
+            # R5: the first relic group is the higher-damage one, crits on a tie
+            ignore_crit = (crit_instances, raw(crits - 1, normals) - hit_raw)
+            ignore_normal = (normal_instances, raw(crits, normals - 1) - hit_raw)
+            ordered = (ignore_crit, ignore_normal) if cd >= nd else (ignore_normal, ignore_crit)
+            relic_groups = tuple(
+                (np.broadcast_to(g, crits.shape).ravel(), change.ravel()) for g, change in ordered
+            )
+        grid = Through(
             (own + hit_raw).ravel(),
             (extra + k + crit_instances + normal_instances).ravel(),
-            Weights(num.ravel(), hits.weights.den * saves_pool.weights.den),
+            relic_groups,
         )
+        out.append((grid, hits.weights, saves_pool.weights))
+    return tuple(out)
+
+
+def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
+    """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
+    dice = collected(a, d, 0), collected(a, d, 1)
+    key = (attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
+    parts: list[list[Outcomes]] = [[], []]
+    for grid, hit_weights, save_weights in through(*key, exact):
+        num = np.multiply.outer(hit_weights.num, save_weights.num).ravel()
+        saved = Outcomes(grid.raw, grid.instances, Weights(num, hit_weights.den * save_weights.den))
         if relic is None:
             parts[0].append(saved)
             continue
-        if cd >= nd:  # R5: the first relic group is the higher-damage one, crits on a tie
-            first, second = crit_instances, normal_instances
-            raw_first, raw_second = raw(crits - 1, normals), raw(crits, normals - 1)
-        else:
-            first, second = normal_instances, crit_instances
-            raw_first, raw_second = raw(crits, normals - 1), raw(crits - 1, normals)
-        first, second = (np.broadcast_to(g, crits.shape).ravel() for g in (first, second))
-        hit_raw = hit_raw.ravel()
+        (first, first_change), (second, second_change) = grid.relic_groups
         miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
         parts[0].append(saved.scaled(miss.num[first + second], miss.den))
         parts[1].extend(
-            Outcomes(saved.raw + extra_raw, saved.instances - 1, saved.weights).scaled(
+            Outcomes(saved.raw + change, saved.instances - 1, saved.weights).scaled(
                 factor, miss.den
             )
-            for extra_raw, factor in (
-                (raw_first.ravel() - hit_raw, miss.num[0] - miss.num[first]),
-                (raw_second.ravel() - hit_raw, miss.num[first] - miss.num[first + second]),
+            for change, factor in (
+                (first_change, miss.num[0] - miss.num[first]),
+                (second_change, miss.num[first] - miss.num[first + second]),
             )
         )
     return tuple(concatenate(p) for p in parts if p)

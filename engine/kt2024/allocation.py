@@ -71,28 +71,25 @@ def _normals_left(x: np.ndarray, t: np.ndarray, crit_saves: np.ndarray) -> np.nd
 
 
 def resolve_saves(
-    crits: np.ndarray,
-    normals: np.ndarray,
-    crit_saves: np.ndarray,
-    normal_saves: np.ndarray,
-    critical_damage: int,
-    normal_damage: int,
-    durable: bool,
+    hits: tuple[np.ndarray, np.ndarray],
+    saves: tuple[np.ndarray, np.ndarray],
+    profile: tuple[int, int, bool],
     jas: JustAScratch,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """R2 then R3 for every (c, n, cs, ns) given (broadcast together): the hits through.
+    """R2 then R3 for every (c, n) `hits` against (cs, ns) `saves` (broadcast together),
+    `profile` being (criticalDamage, normalDamage, durable): the hits that get through.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
-    profile = (critical_damage, normal_damage, durable)
+    (crits, normals), (crit_saves, normal_saves) = hits, saves
     if jas == "NORMALS":
         normals = np.maximum(normals - 1, 0)
     elif jas == "CRITS":
         k1 = allocate(np.maximum(crits - 1, 0), normals, crit_saves, normal_saves, *profile)[2]
         k2 = allocate(crits, np.maximum(normals - 1, 0), crit_saves, normal_saves, *profile)[2]
         both = (crits >= 1) & (normals >= 1)
-        crit_first = critical_damage >= normal_damage
+        crit_first = profile[0] >= profile[1]
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), crits >= 1)
         normals = np.where(cancel_crit | (normals == 0), normals, normals - 1)
         crits = np.where(cancel_crit, crits - 1, crits)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -97,32 +98,37 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     )
 
 
-def groups(
-    d_attack: AttackDice,
-    ob: bool,
-    devastating: int,
-    d: Defender,
-    dice: tuple[int, int],
-    saturate: bool,
-    cursed: bool,
-    exact: bool,
-) -> list[tuple[Pool, Pool]]:
+class Matchup(NamedTuple):
+    """What the pairs of an action depend on: the reduced attack dice with Obscured and
+    Devastating, the defender, the defence dice collected without and with a crit (D1),
+    Saturate and Curse of Rot."""
+
+    attack: AttackDice
+    obscured: bool
+    devastating: int
+    defender: Defender
+    dice: tuple[int, int]
+    saturate: bool
+    cursed: bool
+
+
+def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
     """The attack outcomes and the defence outcomes they meet (`dice`: the defence dice
     collected without and with a crit).
 
     The defence dice collected depend on the attack only when Piercing Crits changes them;
     otherwise the whole attack pool meets one defence pool.
     """
-    whole = attack_pool(d_attack, ob, devastating, exact)
+    whole, dice = attack_pool(m.attack, m.obscured, m.devastating, exact), m.dice
     if dice[0] == dice[1]:
         split = [(whole, dice[0])]
     else:  # Piercing Crits (D1): the pools with and without a crit collect different dice
         crit = whole.columns[0] >= 1
         split = [(whole.where(~crit), dice[0]), (whole.where(crit), dice[1])]
     return [
-        (hits, defence_pool(d, collected_dice, saturate, cursed, exact))
+        (hits, defence_pool(m.defender, collected_dice, m.saturate, m.cursed, exact))
         for hits, collected_dice in split
-    ]  # fmt: skip
+    ]
 
 
 @dataclass(frozen=True)
@@ -137,33 +143,24 @@ class Through:
 
 
 @lru_cache(maxsize=512)
-def through(
-    d_attack: AttackDice,
-    ob: bool,
-    devastating: int,
-    d: Defender,
-    dice: tuple[int, int],
-    saturate: bool,
-    cursed: bool,
-    exact: bool,
-) -> tuple[tuple[Through, Weights, Weights], ...]:
+def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
     """Every group's pairs with what gets through the saves, and the two sides' weights.
 
     Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
     columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
     the damage profile and the defender, and an entry is a few arrays of the pairs that occur.
     """
-    cd, nd = d_attack.critical_damage, d_attack.normal_damage
+    d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
     dur = durable_applies(d.durable, cd)
 
     def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
         return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
 
     out = []
-    for hits, saves_pool in groups(d_attack, ob, devastating, d, dice, saturate, cursed, exact):
+    for hits, saves_pool in groups(m, exact):
         (c, n, extra), (cs, ns, k) = hits.columns[:, :, None], saves_pool.columns[:, None, :]
-        crits, normals = resolve_saves(c, n, cs, ns, cd, nd, d.durable, d.just_a_scratch)
-        own = extra * devastating + k  # R1 Devastating and R7 curse, outside the saves
+        crits, normals = resolve_saves((c, n), (cs, ns), (cd, nd, d.durable), d.just_a_scratch)
+        own = extra * m.devastating + k  # R1 Devastating and R7 curse, outside the saves
         crit_instances = crits if cd > 0 else 0
         normal_instances = normals if nd > 0 else 0
         hit_raw = raw(crits, normals)
@@ -188,9 +185,9 @@ def through(
 def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
-    key = (attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
+    m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     parts: list[list[Outcomes]] = [[], []]
-    for grid, hit_weights, save_weights in through(*key, exact):
+    for grid, hit_weights, save_weights in through(m, exact):
         num = np.multiply.outer(hit_weights.num, save_weights.num).ravel()
         saved = Outcomes(grid.raw, grid.instances, Weights(num, hit_weights.den * save_weights.den))
         if relic is None:

@@ -142,13 +142,14 @@ class Through:
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=2048)
 def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
     """Every group's pairs with what gets through the saves, and the two sides' weights.
 
     Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
     columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
-    the damage profile and the defender, and an entry is a few arrays of the pairs that occur.
+    the damage profile and the defender, and an entry is a few arrays of the pairs that occur
+    (kilobytes; as many entries as `action` keeps, so a batch that fits one fits the other).
     """
     d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
     dur = durable_applies(d.durable, cd)

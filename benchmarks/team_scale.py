@@ -12,10 +12,17 @@ teams on one fresh server (none of their cells computed before); warm is the sam
 repeated. For comparison the warm matchup's cells are also asked as the equivalent
 `/v1/grid` of catalog references.
 
-The data is not part of this repository: point `--catalog` at a BattleScribe directory (the
-`.gst` and the `2024 - *.cat` files of the public BSData/wh40k-killteam repository).
+Start-up is also given in CPU seconds of the server process (utime + stime at its first
+healthy answer): on a shared machine the wall time is that CPU time stretched by the load,
+so compare `uptime`'s load average with the numbers. A revalidated team matchup
+(`If-None-Match` with the ETag of its first answer) is a 304 without any lookup.
 
-    python benchmarks/team_scale.py --catalog /path/to/kt2024 [--repeats 200]
+The data is not part of this repository: point `--catalog` at a BattleScribe directory (the
+`.gst` and the `2024 - *.cat` files of the public BSData/wh40k-killteam repository). With
+`--repo DIR` (repeatable) each checkout's server is measured in the same run, start-ups
+interleaved (a checkout of an older commit: before/after in one run).
+
+    python benchmarks/team_scale.py --catalog /path/to/kt2024 [--repeats 200] [--repo DIR ...]
 """
 
 from __future__ import annotations
@@ -45,18 +52,18 @@ OPTIONS = {"unknownRules": "IGNORE"}  # team rules (*Poison, ...) left out and l
 class Started:
     """A `killmath serve` process, timed from spawn to its first healthy answer."""
 
-    def __init__(self, catalog: str | None) -> None:
+    def __init__(self, catalog: str | None, repo: Path = REPO) -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
-        env |= {"KILLMATH_LOG_LEVEL": "WARNING", "PYTHONPATH": str(REPO),
+        env |= {"KILLMATH_LOG_LEVEL": "WARNING", "PYTHONPATH": str(repo),
                 "KILLMATH_RATE_LIMIT": "0"}  # fmt: skip
         if catalog:
             env["KILLMATH_CATALOG"] = catalog
         started = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         while True:
             if self.process.poll() is not None:
@@ -68,6 +75,11 @@ class Started:
                 time.sleep(0.01)
         self.seconds = time.perf_counter() - started
         self.rss = self.vm_rss()
+        self.cpu = self.cpu_seconds()
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def vm_rss(self) -> int:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
@@ -96,50 +108,81 @@ print(f"{cpu:.3f} {wall:.3f} {grown * 1024} {len(loaded.profiles)}")
 """
 
 
-def load_alone(catalog: str, repeats: int) -> None:
+def load_alone(catalog: str, repeats: int, repo: Path) -> None:
     """The catalog's own cost, in a fresh interpreter each time: CPU and wall seconds of
     `load_sources`, and the peak RSS it adds (less noisy than a whole start-up)."""
     runs = []
     for _ in range(repeats):
-        done = subprocess.run([sys.executable, "-c", LOAD, catalog], cwd=REPO, check=True,
+        done = subprocess.run([sys.executable, "-c", LOAD, catalog], cwd=repo, check=True,
                               capture_output=True, text=True)  # fmt: skip
         runs.append([float(x) for x in done.stdout.split()])
     cpu, wall, grown, profiles = (statistics.median(column) for column in zip(*runs, strict=True))
-    print(f"load_sources alone ({profiles:.0f} profiles, {repeats} runs): CPU {cpu:.2f} s, "
-          f"wall {wall:.2f} s, peak RSS +{grown / MB:.1f} MiB")  # fmt: skip
+    print(f"[{repo.name}] load_sources alone ({profiles:.0f} profiles, {repeats} runs): CPU "
+          f"{cpu:.2f} s, wall {wall:.2f} s, peak RSS +{grown / MB:.1f} MiB")  # fmt: skip
 
 
-def startup(catalog: str, repeats: int) -> None:
-    runs: dict[str, list[Started]] = {"bundled": [], "catalog": []}
+def startup(catalog: str, repeats: int, repos: list[Path]) -> None:
+    """Bundled and catalog start-ups of every checkout, interleaved."""
+    runs: dict[tuple[Path, str], list[Started]] = {}
     for _ in range(repeats):
-        for name, source in (("bundled", None), ("catalog", catalog)):
-            server = Started(source)
-            server.stop()
-            runs[name].append(server)
-    for name, servers in runs.items():
+        for repo in repos:
+            for name, source in (("bundled", None), ("catalog", catalog)):
+                server = Started(source, repo)
+                server.stop()
+                runs.setdefault((repo, name), []).append(server)
+    for (repo, name), servers in runs.items():
         times = [s.seconds for s in servers]
         rss = statistics.median(s.rss for s in servers) / MB
-        print(summary(f"start-up, {name}", times) + f"   RSS median {rss:6.1f} MiB")
-    extra = statistics.median(s.seconds for s in runs["catalog"]) - statistics.median(
-        s.seconds for s in runs["bundled"]
-    )
-    more = statistics.median(s.rss for s in runs["catalog"]) - statistics.median(
-        s.rss for s in runs["bundled"]
-    )
-    print(f"start-up extra: {extra:+.2f} s (target ≤ 2 s), RSS {more / MB:+.1f} MiB (≤ 150 MB)")
+        cpu = statistics.median(s.cpu for s in servers)
+        print(summary(f"[{repo.name}] start-up, {name}", times, 44)
+              + f"   CPU median {cpu:5.2f} s   RSS median {rss:6.1f} MiB")  # fmt: skip
+    for repo in repos:
+        with_catalog, bundled = runs[repo, "catalog"], runs[repo, "bundled"]
+
+        def extra(of: str, a: list[Started] = with_catalog, b: list[Started] = bundled) -> float:
+            return statistics.median(getattr(s, of) for s in a) - statistics.median(
+                getattr(s, of) for s in b
+            )
+
+        print(f"[{repo.name}] start-up extra: wall {extra('seconds'):+.2f} s, CPU "
+              f"{extra('cpu'):+.2f} s (target ≤ 2 s), RSS {extra('rss') / MB:+.1f} MiB "
+              "(≤ 150 MB)")  # fmt: skip
 
 
-def timed(client: httpx.Client, method: str, path: str, **kwargs: object) -> tuple[float, dict]:
+class Meter:
+    """The measured server's CPU seconds per request of each series printed: on a shared
+    machine the steadiest figure of what a request costs (wall times carry the load)."""
+
+    server: Started | None = None
+    mark = 0.0
+
+    @classmethod
+    def watch(cls, server: Started) -> None:
+        cls.server, cls.mark = server, server.cpu_seconds()
+
+    @classmethod
+    def line(cls, label: str, times: list[float], width: int = 52) -> str:
+        text = summary(label, times, width)
+        if cls.server is not None:
+            now = cls.server.cpu_seconds()
+            text += f"   server CPU {(now - cls.mark) / len(times) * 1e3:7.2f} ms/request"
+            cls.mark = now
+        return text
+
+
+def timed(
+    client: httpx.Client, method: str, path: str, **kwargs: object
+) -> tuple[float, httpx.Response]:
     started = time.perf_counter()
     response = client.request(method, path, **kwargs)
     elapsed = time.perf_counter() - started
-    if response.status_code != 200:
+    if response.status_code not in (200, 304):
         raise RuntimeError(f"{path}: {response.status_code} {response.text[:300]}")
-    return elapsed, response.json()
+    return elapsed, response
 
 
-def catalog_queries(client: httpx.Client, repeats: int) -> None:
-    teams = timed(client, "GET", "/v1/kill-teams")[1]["killTeams"]
+def catalog_queries(client: httpx.Client, repeats: int, tag: str) -> None:
+    teams = timed(client, "GET", "/v1/kill-teams")[1].json()["killTeams"]
     queries = {
         "operatives ?killTeam": [{"killTeam": t["id"]} for t in teams],
         "operatives ?keyword": [{"keyword": k} for k in ("LEADER", "GUNNER", "MEDIC", "PSYKER")],
@@ -150,18 +193,19 @@ def catalog_queries(client: httpx.Client, repeats: int) -> None:
         times = [timed(client, "GET", "/v1/operatives", params=params[i % len(params)])[0]
                  for i in range(repeats)]  # fmt: skip
         everything += times
-        print(summary(label, times))
+        print(Meter.line(f"{tag} {label}", times))
     pages: list[float] = []
     while len(pages) < repeats:
         after = None
         while True:
             params = {"first": "20"} | ({"after": after} if after else {})
-            elapsed, page = timed(client, "GET", "/v1/operatives", params=params)
+            elapsed, response = timed(client, "GET", "/v1/operatives", params=params)
+            page = response.json()
             pages.append(elapsed)
             after = page["pageInfo"]["endCursor"]
             if not page["pageInfo"]["hasNextPage"]:
                 break
-    print(summary("operatives, cursor pages of 20", pages))
+    print(Meter.line(f"{tag} operatives, cursor pages of 20", pages))
     document = ("query($f: OperativeFilterInput) { operatives(filter: $f, first: 20) "
                 "{ totalCount edges { cursor node { id name } } } }")  # fmt: skip
     graph = [
@@ -169,13 +213,15 @@ def catalog_queries(client: httpx.Client, repeats: int) -> None:
             "killTeamId": teams[i % len(teams)]["id"]}}})[0]
         for i in range(repeats)
     ]  # fmt: skip
-    print(summary("GraphQL operatives(filter: killTeamId)", graph))
+    print(Meter.line(f"{tag} GraphQL operatives(filter: killTeamId)", graph))
     everything += pages
-    print(summary("all REST catalog queries (target p95 ≤ 5 ms)", everything))
+    print(summary(f"{tag} all REST catalog queries (target p95 ≤ 5 ms)", everything, 52))
+    floor = [timed(client, "GET", "/healthz")[0] for _ in range(repeats)]
+    print(Meter.line(f"{tag} GET /healthz (a request's floor)", floor))
 
 
 def twelve_operative_pairs(client: httpx.Client) -> list[tuple[list[str], list[str]]]:
-    teams = timed(client, "GET", "/v1/kill-teams")[1]["killTeams"]
+    teams = timed(client, "GET", "/v1/kill-teams")[1].json()["killTeams"]
     big = [t["operativeIds"][:12] for t in teams if len(t["operativeIds"]) >= 12]
     return list(zip(big[::2], big[1::2], strict=False))
 
@@ -191,31 +237,46 @@ def _cells(answer: dict) -> str:
     return f"{len(answer['cells'])}+{fights}"
 
 
-def matchups(client: httpx.Client, repeats: int) -> None:
+def _cached(response: httpx.Response) -> int:
+    """Cells the cache answered: `Cache-Status`'s LRU detail, or (an older checkout) the
+    body's `cachedCells`."""
+    for member in response.headers.get("cache-status", "").split(","):
+        if member.strip().startswith("killmath-lru") and 'detail="' in member:
+            return int(member.split('detail="')[1].split("/")[0])
+    return response.json()["cachedCells"]
+
+
+def matchups(client: httpx.Client, repeats: int, label: str) -> None:
     """Ranged (two situations) and melee (heuristic fights): the whole team question."""
     pairs = twelve_operative_pairs(client)
     for melee in (False, True):
-        kind = "ranged + melee" if melee else "ranged"
+        kind = f"{label} team matchup " + ("ranged + melee" if melee else "ranged")
         cold, sizes = [], []
         for attackers, defenders in pairs:
             body = team_body(attackers, defenders, melee)
-            elapsed, answer = timed(client, "POST", "/v1/team-matchup", json=body)
+            elapsed, response = timed(client, "POST", "/v1/team-matchup", json=body)
             cold.append(elapsed)
-            sizes.append(f"{_cells(answer)} ({answer['cachedCells']} cached)")
+            sizes.append(f"{_cells(response.json())} ({_cached(response)} cached)")
         print(f"{kind}: {len(pairs)} pairs of 12-operative teams, shots+fights: {sizes}")
-        print(summary(f"team matchup {kind}, cold", cold, 44))
+        print(Meter.line(f"{kind}, cold", cold))
         body = team_body(*pairs[0], melee)
-        warm = [timed(client, "POST", "/v1/team-matchup", json=body)[0] for _ in range(repeats)]
-        print(summary(f"team matchup {kind}, warm", warm, 44))
+        warm = [timed(client, "POST", "/v1/team-matchup", json=body) for _ in range(repeats)]
+        print(Meter.line(f"{kind}, warm", [t for t, _ in warm]))
         csv = [timed_csv(client, body) for _ in range(repeats)]
-        print(summary(f"team matchup {kind}, warm, as CSV", csv, 44))
+        print(Meter.line(f"{kind}, warm, as CSV", csv))
+        tag = {"if-none-match": warm[0][1].headers.get("etag", '"none"')}
+        again = [timed(client, "POST", "/v1/team-matchup", json=body, headers=tag)
+                 for _ in range(repeats)]  # fmt: skip
+        statuses = sorted({r.status_code for _, r in again})
+        print(Meter.line(f"{kind}, revalidated {statuses}", [t for t, _ in again]))
     answer = timed(client, "POST", "/v1/team-matchup", json=team_body(*pairs[0], False))[1]
-    profiles = dict.fromkeys(c["weaponProfile"] for c in answer["cells"])
+    cells = answer.json()["cells"]
+    profiles = dict.fromkeys(c["weaponProfile"] for c in cells)
     grid = {"attackers": [{"weaponProfileId": p} for p in profiles],
-            "defenders": [{"operativeId": d} for d in answer["defenders"]],
+            "defenders": [{"operativeId": d} for d in answer.json()["defenders"]],
             "situations": SITUATIONS, "options": OPTIONS, "atLeast": [1]}  # fmt: skip
     same = [timed(client, "POST", "/v1/grid", json=grid)[0] for _ in range(repeats)]
-    print(summary("the same ranged cells as /v1/grid, warm", same, 44))
+    print(Meter.line(f"{label} the same ranged cells as /v1/grid, warm", same))
 
 
 def timed_csv(client: httpx.Client, body: dict) -> float:
@@ -230,18 +291,25 @@ def main() -> None:
     parser.add_argument("--catalog", required=True, help="a BattleScribe KT2024 directory")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--startups", type=int, default=5)
+    parser.add_argument("--repo", type=Path, action="append", help="a checkout (repeatable)")
     args = parser.parse_args()
-    load_alone(args.catalog, args.startups)
-    startup(args.catalog, args.startups)
-    server = Started(args.catalog)
-    try:
-        with httpx.Client(base_url=server.url, timeout=60) as client:
-            counts = timed(client, "GET", "/v1/catalog")[1]
-            print({k: counts[k] for k in ("version", "counts") if k in counts})
-            matchups(client, args.repeats)
-            catalog_queries(client, args.repeats)
-    finally:
-        server.stop()
+    repos = [r.resolve() for r in args.repo] if args.repo else [REPO]
+    print(f"load average {os.getloadavg()}")
+    for repo in repos:
+        load_alone(args.catalog, args.startups, repo)
+    startup(args.catalog, args.startups, repos)
+    for repo in repos:
+        server = Started(args.catalog, repo)
+        Meter.watch(server)
+        try:
+            with httpx.Client(base_url=server.url, timeout=60) as client:
+                counts = timed(client, "GET", "/v1/catalog")[1].json()
+                print(f"[{repo.name}]", {k: counts[k] for k in ("counts",) if k in counts})
+                matchups(client, args.repeats, f"[{repo.name}]")
+                catalog_queries(client, args.repeats, f"[{repo.name}]")
+        finally:
+            server.stop()
+        print(f"load average {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,20 @@
-"""Annotated field types that encode the two kinds of bound of spec §12.
+"""Annotated field types that encode the two kinds of bound of spec §12, and absent members.
 
 A *limit* (a count, damage, wounds or rounds maximum) is a tractability cap: exceeding it is
 LIMIT_EXCEEDED. A *rule range* (hit 2–6, FNP 4–6, ...) is what the game allows: leaving it is
 INVALID_INPUT. Both are expressed as pydantic constraints so the error mapping in
 `schema.errors` can tell them apart by the error type alone.
+
+*Null means absent* where null stands for the member's default: a REST member declared
+`Absent(...)` (its default is null, so the OpenAPI document advertises null and a client may
+send it back), and a GraphQL `versus` cell's situation and options members (`given`; GraphQL
+types every input member nullable). Elsewhere null is a value where a schema allows it
+(kt2018's `save: null`: no save) and refused, naming the member, where it does not.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -26,7 +33,27 @@ from pydantic_core import PydanticCustomError
 from engine.dice_expr import DiceExpr
 from engine.errors import InputError
 
-__all__ = ["Count", "Dice", "ExactOptions", "RuleRange", "StrictBool", "StrictInt", "StrictModel"]
+__all__ = [
+    "Absent",
+    "Count",
+    "Dice",
+    "ExactOptions",
+    "RuleRange",
+    "StrictBool",
+    "StrictInt",
+    "StrictModel",
+    "given",
+]
+
+
+def Absent(annotation: object) -> object:
+    """A member that may be left out or sent as null, both absent: None to the engine."""
+    return Annotated[annotation | None, Field(default=None)]  # type: ignore[operator]
+
+
+def given(members: Mapping[str, Any]) -> dict[str, Any]:
+    """The members given a value: a member that is null is absent."""
+    return {name: value for name, value in members.items() if value is not None}
 
 
 class StrictModel(BaseModel):

@@ -24,7 +24,7 @@ from schema import references, registry
 from schema.graphql_inputs import input_type, to_body
 from schema.graphql_outputs import answer_type, answer_types, tagged
 from schema.graphql_rulesets import mode_input, other_modes, query_name
-from schema.graphql_types import GridCell, MatchupError, MatchupGrid
+from schema.graphql_types import MatchupError, MatchupGrid
 
 log = logging.getLogger("killmath.graphql")
 
@@ -107,12 +107,7 @@ def build() -> type:
                 body["options"] = to_body(options)
             if at_least:
                 body["atLeast"] = list(at_least)
-            grid = await info.context["service"].grid(body)
-            return MatchupGrid(
-                at_least=grid["atLeast"],
-                cached_cells=grid["cachedCells"],
-                cells=[GridCell.of(row) for row in grid["cells"]],
-            )
+            return await info.context["service"].grid(body)
 
         fields["matchup_grid"] = strawberry.field(
             resolver=matchup_grid,

@@ -22,6 +22,7 @@ union, and `tagged` names the member a dict belongs to.
 
 from __future__ import annotations
 
+import inspect
 import types
 import typing
 from collections.abc import Iterable
@@ -135,7 +136,7 @@ def output_type(model: type[BaseModel], *, service: bool = False) -> type:
         _SERVED.add(model)
     namespace["__annotations__"] = annotations
     namespace["is_type_of"] = _is_type_of(model.__name__)
-    description = (model.__doc__ or "").strip() or None
+    description = inspect.cleandoc(model.__doc__ or "") or None  # as OpenAPI has it
     cls = type(model.__name__, (), namespace)
     _OUTPUTS[model] = strawberry.type(cls, name=model.__name__, description=description)
     return _OUTPUTS[model]
@@ -167,11 +168,11 @@ def tagged(
 
 
 def _fits(model: type[BaseModel], output: dict[str, Any]) -> bool:
-    try:
-        model.model_validate(output)
-    except ValueError:
-        return False
-    return True
+    """Whether an answer the model built has the model's members: every required one, no
+    other (the answer is not validated again: `Result.build`)."""
+    names = {info.alias or name: info.is_required() for name, info in model.model_fields.items()}
+    required = {name for name, needed in names.items() if needed}
+    return required <= output.keys() <= names.keys()
 
 
 _ENGINE_FIELDS: list[type] = []

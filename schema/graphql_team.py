@@ -3,8 +3,9 @@
 The arguments are the REST body's members, typed: each side a `TeamSideInput` (a kill team or
 operative ids), the grid's `SituationInput` and shooting options, and `TeamMeleeInput` to ask
 for fights. The resolver hands the plain body to the service (`context["service"]`), which
-validates, computes and caches exactly as for REST; the answer's types are derived from the
-answer's pydantic models (`schema.answers.team_matchup`), the one source of its shape.
+validates, computes and caches exactly as for REST, and whose answer dict is served as is:
+the types are derived from the answer models (`schema.answers.team_matchup.TeamMatchup`,
+with `cachedCells`) by `schema.graphql_outputs`, as the grid's are.
 
 (No `from __future__ import annotations`: strawberry reads these annotations itself.)
 """
@@ -13,7 +14,6 @@ import enum
 from typing import Any
 
 import strawberry
-import strawberry.experimental.pydantic as from_pydantic
 from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
@@ -21,6 +21,7 @@ from schema import registry
 from schema.answers import team_matchup as answers
 from schema.graphql_inputs import input_type, to_body
 from schema.graphql_kt2024 import RULESET, shoot_inputs
+from schema.graphql_outputs import output_type
 
 
 @strawberry.enum(description="the fight strategies a team matchup plays (OPTIMAL is a search)")
@@ -51,21 +52,7 @@ class TeamMeleeInput:
     options: FIGHT_OPTIONS | None = UNSET
 
 
-def output_type(model: type, name: str) -> type:
-    """The GraphQL output type of an answer model, every member as the model has it (nested
-    models first: strawberry finds their types by model)."""
-    return from_pydantic.type(model=model, all_fields=True)(type(name, (), {}))
-
-
-for _model, _name in (
-    (answers.ShotCell, "TeamShotCell"),
-    (answers.BestShot, "TeamBestShot"),
-    (answers.FightCell, "TeamFightCell"),
-    (answers.BestFight, "TeamBestFight"),
-    (answers.MeleeAnswer, "TeamMelee"),
-):
-    output_type(_model, _name)
-TeamMatchup = output_type(answers.TeamMatchupAnswer, "TeamMatchup")
+TeamMatchup = output_type(answers.TeamMatchup)
 
 
 @strawberry.type
@@ -87,5 +74,4 @@ class TeamMatchupQuery:
             body["options"] = to_body(options)
         if melee is not UNSET and melee is not None:
             body["melee"] = to_body(melee)
-        answer = await info.context["service"].team_matchup(body)
-        return TeamMatchup.from_pydantic(answers.TeamMatchupAnswer.model_validate(answer))
+        return await info.context["service"].team_matchup(body)

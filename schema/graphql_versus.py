@@ -23,12 +23,12 @@ from strawberry.types.unset import UNSET
 from schema.answers import team_matchup as answers
 from schema.graphql_inputs import to_body
 from schema.graphql_kt2024 import shoot_inputs
-from schema.graphql_team import output_type
+from schema.graphql_outputs import output_type
 
 _, _, SHOOT_OPTIONS, SITUATION = shoot_inputs()
 
 
-VersusCell = output_type(answers.VersusCell, "VersusCell")
+VersusCell = output_type(answers.VersusCell)
 
 
 def _key(cell: tuple[Any, ...]) -> bytes:
@@ -60,8 +60,7 @@ def _resolver(profiles: Callable[[Any], list[tuple[str, str]]]) -> Callable[...,
             for operative_id, profile_id in profiles(root)
             for defender in operative_ids
         ]
-        rows = await _loader(info).load_many(cells)
-        return [VersusCell.from_pydantic(answers.VersusCell.model_validate(r)) for r in rows]
+        return await _loader(info).load_many(cells)
 
     return versus
 

@@ -200,9 +200,9 @@ def parse(mode: str, body: Mapping[str, Any]) -> Attack:
 
 
 def render(result: ModelResult | VehicleResult, exact: bool) -> dict[str, Any]:
-    """The §6 outputs in the API shape (kt2018.md §1 item 7), through their answer model."""
+    """The §6 outputs in the API shape (kt2018.md §1 item 7), by their answer model."""
     if isinstance(result, VehicleResult):
-        return Kt2013VehicleResult(
+        return Kt2013VehicleResult.build(
             glancing_hits=report.distribution(result.glancing_hits, exact),
             penetrating_hits=report.distribution(result.penetrating_hits, exact),
             hull_points_lost=report.distribution(result.hull_points_lost, exact),
@@ -213,8 +213,8 @@ def render(result: ModelResult | VehicleResult, exact: bool) -> dict[str, Any]:
                 expected_hits=result.expected_hits,
                 expected_hull_points_lost=result.expected_hull_points_lost,
             ),
-        ).as_json()
-    return Kt2013ModelResult(
+        )
+    return Kt2013ModelResult.build(
         wounds_lost=report.distribution(result.wounds_lost, exact),
         **report.exact_members(
             exact,
@@ -228,7 +228,7 @@ def render(result: ModelResult | VehicleResult, exact: bool) -> dict[str, Any]:
             expected_unsaved_wounds=result.expected_unsaved_wounds,
             expected_wounds_lost=result.expected_wounds_lost,
         ),
-    ).as_json()
+    )
 
 
 def answer(attack: Attack) -> dict[str, Any]:

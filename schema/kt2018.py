@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -313,17 +313,17 @@ def _outcome(outcome: Outcome, exact: bool) -> dict[str, Any]:
     }
 
 
-def _render_combat(request: Request) -> Kt2018CombatResult:
+def _render_combat(request: Request) -> dict[str, Any]:
     result = attacks.evaluate(request.scenario, request.exact)
-    return Kt2018CombatResult(
+    return Kt2018CombatResult.build(
         **_outcome(result.outcome, request.exact),
         **exact_members(request.exact, expected_unsaved_wounds=result.expected_unsaved_wounds),
     )
 
 
-def _render_psybolt(request: Request) -> Kt2018PsyboltResult:
+def _render_psybolt(request: Request) -> dict[str, Any]:
     result = psybolt.evaluate(request.scenario)
-    return Kt2018PsyboltResult(
+    return Kt2018PsyboltResult.build(
         **_outcome(result.outcome, request.exact),
         **exact_members(
             request.exact,
@@ -337,18 +337,22 @@ def _render_psybolt(request: Request) -> Kt2018PsyboltResult:
     )
 
 
-def _render_mortal_wounds(request: Request) -> Kt2018MortalWoundsResult:
-    return Kt2018MortalWoundsResult(**_outcome(mortal.evaluate(request.scenario), request.exact))
+def _render_mortal_wounds(request: Request) -> dict[str, Any]:
+    return Kt2018MortalWoundsResult.build(
+        **_outcome(mortal.evaluate(request.scenario), request.exact)
+    )
 
 
-def _render_nerve_test(request: Request) -> Kt2018NerveTestResult:
+def _render_nerve_test(request: Request) -> dict[str, Any]:
     shaken = morale.p_shaken(request.scenario)
-    return Kt2018NerveTestResult(**exact_members(request.exact, p_shaken=shaken, p_pass=1 - shaken))
+    return Kt2018NerveTestResult.build(
+        **exact_members(request.exact, p_shaken=shaken, p_pass=1 - shaken)
+    )
 
 
-def _render_break_check(request: Request) -> Kt2018BreakCheckResult:
+def _render_break_check(request: Request) -> dict[str, Any]:
     p_broken = morale.p_broken(request.scenario)
-    return Kt2018BreakCheckResult(**exact_members(request.exact, p_broken=p_broken))
+    return Kt2018BreakCheckResult.build(**exact_members(request.exact, p_broken=p_broken))
 
 
 # --- registration ---------------------------------------------------------------------------
@@ -358,7 +362,8 @@ def _register(
     name: str,
     model: type[StrictModel],
     convert: Callable[[Any], Any],
-    render: Callable[[Request], Result],
+    render: Callable[[Request], dict[str, Any]],
+    result: type[Result],
 ) -> None:
     def parse(body: Mapping[str, Any]) -> Request:
         try:
@@ -370,18 +375,34 @@ def _register(
     def cache_key(request: Request) -> str:
         return canonical.cache_key(name, request.scenario, {"exact": request.exact})
 
-    def evaluate(request: Request) -> dict[str, Any]:
-        return render(request).as_json()
-
-    result = get_type_hints(render)["return"]
     registry.register(
-        registry.Mode("kt2018", name, parse, cache_key, evaluate, model=model, results=(result,))
+        registry.Mode("kt2018", name, parse, cache_key, render, model=model, results=(result,))
     )
 
 
-_register("shooting", CombatBody, lambda body: _combat(body, "shooting"), _render_combat)
-_register("fight", CombatBody, lambda body: _combat(body, "fight"), _render_combat)
-_register("psybolt", PsyboltBody, _psybolt, _render_psybolt)
-_register("mortalWounds", MortalWoundsBody, _mortal_wounds, _render_mortal_wounds)
-_register("nerveTest", NerveTestBody, partial(engine_value, NerveTest), _render_nerve_test)
-_register("breakCheck", BreakCheckBody, _break_check, _render_break_check)
+_register(
+    "shooting",
+    CombatBody,
+    lambda body: _combat(body, "shooting"),
+    _render_combat,
+    Kt2018CombatResult,
+)
+_register(
+    "fight", CombatBody, lambda body: _combat(body, "fight"), _render_combat, Kt2018CombatResult
+)
+_register("psybolt", PsyboltBody, _psybolt, _render_psybolt, Kt2018PsyboltResult)
+_register(
+    "mortalWounds",
+    MortalWoundsBody,
+    _mortal_wounds,
+    _render_mortal_wounds,
+    Kt2018MortalWoundsResult,
+)
+_register(
+    "nerveTest",
+    NerveTestBody,
+    partial(engine_value, NerveTest),
+    _render_nerve_test,
+    Kt2018NerveTestResult,
+)
+_register("breakCheck", BreakCheckBody, _break_check, _render_break_check, Kt2018BreakCheckResult)

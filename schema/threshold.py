@@ -6,7 +6,8 @@ counts and sizes above their maximum are LIMIT_EXCEEDED (`attacks`, `x`, `units`
 ranges (`skillBonus`, `dc`, thresholds, die sizes, enums) and cross-field rules (Major ≥ Minor,
 unit fields together, currentHP ≤ N × W) are INVALID_INPUT. A member whose default is null
 (`attack.dc`, a target's `hpPerModel` and `startingModels`, a unit's `name`) takes null as
-"absent": the OpenAPI document advertises that default, so a client may send it.
+"absent" (`schema.fields.Absent`): the OpenAPI document advertises that default, so a client
+may send it.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from schema.answers.threshold import (
     ThresholdUnitAftermath,
 )
 from schema.errors import dotted, field_error, from_validation_error
-from schema.fields import Count, DiceText, ExactOptions, RuleRange, StrictModel
+from schema.fields import Absent, Count, DiceText, ExactOptions, RuleRange, StrictModel
 from schema.report import distribution, exact_members
 
 RULESET = "threshold"
@@ -60,20 +61,20 @@ class TargetModel(StrictModel):
     minorThreshold: RuleRange(1, 100)
     majorThreshold: RuleRange(1, 100)
     currentHP: Count(200, 1)
-    hpPerModel: Count(50, 1) | None = None
-    startingModels: Count(20, 1) | None = None
+    hpPerModel: Absent(Count(50, 1))
+    startingModels: Absent(Count(20, 1))
 
 
 class NamedTargetModel(TargetModel):
     """§3 unit: a target plus a caller's label (not echoed: outputs keep request order)."""
 
-    name: StrictStr | None = None
+    name: Absent(StrictStr)
 
 
 class AttackModel(StrictModel):
     attacks: Count(10, 1) = 1
     skillBonus: RuleRange(-20, 20) = 0
-    dc: RuleRange(1, 40) | None = None
+    dc: Absent(RuleRange(1, 40))
     skillRollMode: Literal["normal", "advantage", "disadvantage"] = "normal"
     damage: DiceText
     damageType: Literal["normal", "direct"] = "normal"
@@ -259,7 +260,7 @@ def _aftermath(result: Aftermath, exact: bool) -> dict[str, Any]:
 
 
 def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
-    return ThresholdAttackResult(
+    return ThresholdAttackResult.build(
         hp_loss_per_successful_attack=distribution(result.hp_loss_per_successful_attack, exact),
         **exact_members(
             exact,
@@ -267,24 +268,24 @@ def render_attack(result: AttackResult, exact: bool) -> dict[str, Any]:
             p_devastating_per_successful_attack=result.p_devastating_per_successful_attack,
         ),
         **_aftermath(result.aftermath, exact),
-    ).as_json()
+    )
 
 
 def render_deadly_demise(result: DeadlyDemiseResult, exact: bool) -> dict[str, Any]:
     units = [
-        ThresholdUnitAftermath(
+        ThresholdUnitAftermath.build(
             hp_loss_if_triggered=distribution(unit.hp_loss_if_triggered, exact),
             **_aftermath(unit.aftermath, exact),
         )
         for unit in result.units
     ]
-    return ThresholdDeadlyDemiseResult(
+    return ThresholdDeadlyDemiseResult.build(
         **exact_members(exact, p_trigger=result.p_trigger), units=units
-    ).as_json()
+    )
 
 
 def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
-    return ThresholdHealResult(
+    return ThresholdHealResult.build(
         hp_after=distribution(result.hp_after, exact),
         hp_restored=distribution(result.hp_restored, exact),
         models_returned=distribution(result.models_returned, exact),
@@ -293,7 +294,7 @@ def render_heal(result: HealResult, exact: bool) -> dict[str, Any]:
             expected_hp_restored=result.expected_hp_restored,
             p_fully_restored=result.p_fully_restored,
         ),
-    ).as_json()
+    )
 
 
 def _evaluator(

@@ -44,6 +44,7 @@ Without keys there is no identity to limit by, so rate limiting needs keys.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import logging
@@ -391,10 +392,12 @@ def describe(settings: Settings) -> None:
 RATE_LIMIT_HEADERS: dict[str, Any] = {
     "RateLimit-Policy": {
         "description": '"tokens";q=<bucket depth>;w=<seconds to refill from empty>',
+        "required": True,
         "schema": {"type": "string"},
     },
     "RateLimit": {
         "description": '"tokens";r=<tokens left>;t=<seconds until the bucket is full>',
+        "required": True,
         "schema": {"type": "string"},
     },
 }
@@ -403,8 +406,10 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 def document_security(document: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """Say in the OpenAPI document what this server enforces: the bearer scheme on every
     operation but the public ones, with their 401 (and 429 when rate limited) answers (the
-    `Error` schema lists every code the service has). Without keys the document is returned
-    unchanged: it describes this server, which then never answers either status."""
+    `Error` schema lists every code the service has), and, when rate limited, `RateLimit`
+    and `RateLimit-Policy` on every other response of a keyed operation (the 304s included:
+    the middleware adds them to whatever a known key is answered). Without keys the document
+    is returned unchanged: it describes this server, which then never answers either."""
     if not settings.api_keys:
         return document
     content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
@@ -415,12 +420,16 @@ def document_security(document: dict[str, Any], settings: Settings) -> dict[str,
             "content": content,
         }
     }
-    if settings.rate_limit > 0:
+    metered = settings.rate_limit > 0
+    if metered:
         refusals["429"] = {
             "description": "RATE_LIMITED: this key's token bucket lacks the request's cost",
             "headers": {
-                "Retry-After": {"description": "whole seconds", "schema": {"type": "integer"}},
-                **RATE_LIMIT_HEADERS,
+                "Retry-After": {
+                    "description": "whole seconds",
+                    "required": True,
+                    "schema": {"type": "integer"},
+                }
             },
             "content": content,
         }
@@ -432,6 +441,9 @@ def document_security(document: dict[str, Any], settings: Settings) -> dict[str,
         for operation in item.values():
             if path in PUBLIC:
                 operation["security"] = []
-            else:
-                operation["responses"].update(refusals)
+                continue
+            operation["responses"].update(copy.deepcopy(refusals))
+            for status, response in operation["responses"].items():
+                if metered and status != "401":
+                    response.setdefault("headers", {}).update(RATE_LIMIT_HEADERS)
     return document

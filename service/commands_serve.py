@@ -17,6 +17,7 @@ this process serves the metrics on that port (same host) and the API port answer
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import sys
@@ -64,6 +65,8 @@ def serve(args: argparse.Namespace) -> int:
             start_http_server(
                 settings.metrics_port, addr=args.host, registry=metrics.collecting_registry()
             )
+        if args.workers == 1:
+            gc.disable()  # the app's start enables it again (service.app.start_the_rest)
         import uvicorn  # here, not at the top: every other command starts without the server
 
         uvicorn.run(

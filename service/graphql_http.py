@@ -13,7 +13,8 @@ the answer written here, and strawberry only executes (`Schema.execute`) and ren
   (in a GET, `variables` and `extensions` are JSON text). A list of operations (batching) is
   refused: one operation per request keeps the cache, the limits and the status per answer.
 * Every refusal is a GraphQL response, `{"errors": [{"message", "extensions": {"code",
-  "field", "message"}}]}` (the §12 members, as the resolvers' errors carry them), with a 4xx:
+  "field", "message"}}]}` (the §12 members, as the resolvers' errors carry them; built by
+  `service.http.graphql_errors`, like the middleware's refusals), with a 4xx:
   INVALID_INPUT naming the member or header at fault (400; 406 `accept`, 415
   `content-type`), METHOD_NOT_ALLOWED (405, with `Allow`).
 * A *request error* (the document does not parse or validate, the variables do not coerce,
@@ -33,8 +34,11 @@ from typing import Any
 
 import orjson
 from graphql import GraphQLError, GraphQLSyntaxError
+from starlette.responses import Response
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
+
+from service.http import refusal
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
@@ -52,11 +56,9 @@ class Refused(Exception):
     message: str
     headers: Mapping[str, str] | None = None
 
-    def error(self) -> dict[str, Any]:
-        return {
-            "message": self.message,
-            "extensions": {"code": self.code, "field": self.field, "message": self.message},
-        }
+    def response(self) -> Response:
+        """The refusal, in GraphQL's error shape on /graphql (`service.http.graphql_errors`)."""
+        return refusal(self.status, self.code, self.message, field=self.field, headers=self.headers)
 
 
 def _invalid(field: str, message: str) -> Refused:

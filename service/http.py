@@ -38,13 +38,21 @@ async def json_body(request: Request) -> Any:
 
 
 GRAPHQL_PATH = "/graphql"
+GRAPHQL_MEDIA = "application/json; charset=utf-8"
+
+
+def graphql_errors(details: list[dict[str, Any]]) -> dict[str, Any]:
+    """GraphQL's response to a refused request, `{"errors": [{"message", "extensions"}]}`:
+    one entry per problem, its §12 members (`code`, `field`, `message`, `limit`) as the
+    extensions. The one home of that shape: the endpoint's refusals (`Refused`) and the
+    middleware's on /graphql paths (413, 401, 429) both render through it."""
+    return {"errors": [{"message": d["message"], "extensions": d} for d in details]}
 
 
 class Refusal(JSONResponse):
     """The §12 error body `{"error": {...}, "errors": [...]}`; on /graphql, GraphQL's
-    `{"errors": [{"message", "extensions": {...}}]}` with the same members, one entry per
-    problem, so a GraphQL client reads the middleware's refusals (413, 401, 429) as it reads
-    the endpoint's own."""
+    (`graphql_errors`) with the same members, so a GraphQL client reads the middleware's
+    refusals as it reads the endpoint's own."""
 
     def __init__(
         self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None
@@ -55,9 +63,11 @@ class Refusal(JSONResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(GRAPHQL_PATH):
-            errors = [{"message": d["message"], "extensions": d} for d in self.details]
-            graphql = JSONResponse(
-                {"errors": errors}, status_code=self.status_code, headers=self.given_headers
+            graphql = Response(
+                orjson.dumps(graphql_errors(self.details)),
+                self.status_code,
+                headers=self.given_headers,
+                media_type=GRAPHQL_MEDIA,
             )
             await graphql(scope, receive, send)
         else:

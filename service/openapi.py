@@ -38,8 +38,9 @@ from schema.errors import error_body
 from service import grid as grids
 from service.auth import document_security
 from service.http import JSONResponse
+from service.openapi_http import declare_conditional, declare_revision
 
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 """The API's version: its major part changes with every shape change (CHANGELOG.md)."""
 
 REF = "#/components/schemas/{model}"
@@ -332,7 +333,8 @@ async def openapi(request: Request) -> Response:
     state = request.app.state
     if getattr(state, "openapi", None) is None:
         extra = [m.openapi_paths for m in state.route_modules if hasattr(m, "openapi_paths")]
-        state.openapi = document_security(document(extra), state.settings)
+        described = document_security(declare_conditional(document(extra)), state.settings)
+        state.openapi = declare_revision(described)
     return JSONResponse(state.openapi)
 
 

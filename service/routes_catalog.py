@@ -30,17 +30,17 @@ from starlette.routing import Route
 from engine.errors import InputError
 from schema.answers.base import Result
 from schema.answers.catalog import (
+    CatalogOperative,
     CatalogReport,
+    CatalogWeaponProfile,
     ImportResult,
     KillTeamsResult,
-    OperativePageResult,
-    OperativeResult,
+    PageInfo,
     UploadResult,
-    WeaponProfileResult,
     WeaponRulesResult,
 )
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
-from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
+from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
 from schema.importers import import_documents, import_text
 from schema.weapon_rules import parse_rules
 from service import openapi_catalog, validators
@@ -52,6 +52,51 @@ MAX_RULES_TEXT = 2000
 # Load and validate the bundled catalog when the app is built, so bad data stops the
 # service at start-up instead of failing the first request that touches it.
 catalog()
+
+
+class Views:
+    """Catalog answers rendered through their answer models once per catalog version and
+    kept: the catalog never changes while it is served, so a read is a lookup, not a
+    validation of every operative and profile it shows (a page of 20 operatives is some
+    300 profile fields). Views of at most `VERSIONS` catalogs are kept (the bundled one and
+    the one installed); a view is read only."""
+
+    VERSIONS = 2
+
+    def __init__(self) -> None:
+        self._by_version: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
+
+    def get(self, cat: Catalog, kind: str, key: str, render: Callable[[], Result]) -> Any:
+        views = self._by_version.get(cat.version)
+        if views is None:
+            while len(self._by_version) >= self.VERSIONS:
+                del self._by_version[next(iter(self._by_version))]
+            views = self._by_version[cat.version] = {}
+        found = views.get((kind, key))
+        if found is None:
+            found = views[kind, key] = render().as_json()
+        return found
+
+    def operative(self, cat: Catalog, op: Operative) -> dict[str, Any]:
+        return self.get(
+            cat, "operative", op.id, lambda: CatalogOperative.model_validate(op.as_json())
+        )
+
+    def profile(self, cat: Catalog, profile: WeaponProfile) -> dict[str, Any]:
+        return self.get(
+            cat,
+            "profile",
+            profile.id,
+            lambda: CatalogWeaponProfile.model_validate(profile.as_json()),
+        )
+
+
+views = Views()
+
+
+def startup(state: Any) -> None:
+    """Index the catalog served before the first query (`schema.catalog.query.Index`)."""
+    index(catalog())
 
 
 def _not_found(field: str, what: str) -> JSONResponse:
@@ -77,21 +122,28 @@ async def weapon_rules(request: Request) -> Response:
         raise InputError(
             "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
         )
-    return answer(WeaponRulesResult, parse_rules(text).as_json())
+    return JSONResponse(answer(WeaponRulesResult, parse_rules(text).as_json()).as_json())
 
 
 async def catalog_report(request: Request) -> Response:
-    return answer(CatalogReport, catalog().report())
+    cat = catalog()
+    return JSONResponse(views.get(cat, "report", "", lambda: answer(CatalogReport, cat.report())))
 
 
 async def kill_teams(request: Request) -> Response:
     cat = catalog()
-    body = {"catalogVersion": cat.version, "killTeams": [t.as_json() for t in cat.kill_teams]}
-    return answer(KillTeamsResult, body)
+
+    def render() -> Result:
+        teams = [t.as_json() for t in cat.kill_teams]
+        return answer(KillTeamsResult, {"catalogVersion": cat.version, "killTeams": teams})
+
+    return JSONResponse(views.get(cat, "kill-teams", "", render))
 
 
 @answers_errors
 async def operatives(request: Request) -> Response:
+    """A page of operatives: each rendered through its model once (`Views`), the page's own
+    members through theirs."""
     params = request.query_params
     where = OperativeFilter(params.get("killTeam"), params.get("keyword"), params.get("name"))
     cat = catalog()
@@ -99,22 +151,24 @@ async def operatives(request: Request) -> Response:
     body: dict[str, Any] = {
         "catalogVersion": cat.version,
         "totalCount": page.total_count,
-        "operatives": [op.as_json() for op in page.operatives],
-        "pageInfo": {"hasNextPage": page.has_next_page, "endCursor": page.end_cursor},
+        "operatives": [views.operative(cat, op) for op in page.operatives],
+        "pageInfo": PageInfo(
+            has_next_page=page.has_next_page, end_cursor=page.end_cursor
+        ).as_json(),
     }
-    return answer(OperativePageResult, body)
+    return JSONResponse(body)
 
 
-def answer(model: type[Result], view: dict[str, Any]) -> JSONResponse:
+def answer(model: type[Result], view: dict[str, Any]) -> Result:
     """A catalog view sent through its answer model: a view that drifts from the declared
     shape fails here (a fault, 500) rather than reaching a client undeclared."""
-    return JSONResponse(model.model_validate(view).as_json())
+    return model.model_validate(view)
 
 
 def by_id(
     table: Callable[[Catalog], Mapping[str, Operative | WeaponProfile]],
     what: str,
-    model: type[Result],
+    view: Callable[[Catalog, Any], dict[str, Any]],
 ) -> Endpoint:
     """`GET .../{id}`: one catalog object with the catalog version, or a 404."""
 
@@ -123,7 +177,7 @@ def by_id(
         found = table(cat).get(request.path_params["id"])
         if found is None:
             return _not_found("id", what)
-        return answer(model, {**found.as_json(), "catalogVersion": cat.version})
+        return JSONResponse({**view(cat, found), "catalogVersion": cat.version})
 
     return endpoint
 
@@ -162,10 +216,10 @@ async def import_file(request: Request) -> Response:
         documents = await _uploads(request)
         found = await computer(request).in_pool(import_documents, documents, format)
         sources = [{"source": source, **result.as_json()} for source, result in found]
-        return answer(UploadResult, {"sources": sources})
+        return JSONResponse(answer(UploadResult, {"sources": sources}).as_json())
     content = await request.body()
     result = await computer(request).in_pool(import_text, content, format)
-    return answer(ImportResult, result.as_json())
+    return JSONResponse(answer(ImportResult, result.as_json()).as_json())
 
 
 openapi_paths = openapi_catalog.openapi_paths
@@ -183,12 +237,12 @@ routes: list[Route] = [
     Route("/v1/operatives", catalog_read(operatives), methods=["GET"]),
     Route(
         "/v1/operatives/{id}",
-        catalog_read(by_id(lambda c: c.operatives, "operative", OperativeResult)),
+        catalog_read(by_id(lambda c: c.operatives, "operative", views.operative)),
         methods=["GET"],
     ),
     Route(
         "/v1/weapon-profiles/{id}",
-        catalog_read(by_id(lambda c: c.profiles, "weapon profile", WeaponProfileResult)),
+        catalog_read(by_id(lambda c: c.profiles, "weapon profile", views.profile)),
         methods=["GET"],
     ),
     Route("/v1/import", import_file, methods=["POST"]),

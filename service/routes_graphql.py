@@ -12,7 +12,9 @@ negotiated media type and the request, and gives back the status and the body (a
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -33,9 +35,17 @@ from schema.limits import too_many_matchups, versus_too_large
 from service import auth, costs, graphql_http, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
-from service.compute import BudgetExceeded, Computer, Result, encode, prepare_each, prepare_raw
+from service.compute import (
+    BudgetExceeded,
+    Computer,
+    Job,
+    Result,
+    encode,
+    prepare_each,
+    prepare_raw,
+)
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
-from service.graphql_http import ALLOW, JSON, Params, Refused
+from service.graphql_http import ALLOW, Params, Refused
 from service.graphql_uploads import only_uploads
 from service.http import RateLimited, refusal
 from service.routes_compute import run_grid
@@ -110,9 +120,17 @@ class Service:
     async def team_matchup(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             plan = teams.parse(body, self.settings.max_grid_cells)
-            return await run_team_matchup(self.computer, plan)
-        except (InputError, BudgetExceeded) as exc:
+
+            async def charge(jobs: Sequence[Job]) -> None:
+                await self.tally.charge(costs.of_jobs(jobs))
+
+            answered = await run_team_matchup(
+                self.computer, plan, charge, lambda results: teams.answer(plan, results)
+            )
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        assert not isinstance(answered, Response)
+        return {**answered.body, "cachedCells": answered.cached_cells}
 
 
 class GraphiQL(GraphQL):
@@ -185,6 +203,16 @@ def startup(state: Any) -> None:
     state.graphql_sdl = (state.graphql_schema.as_str() + "\n").encode()
 
 
+async def built(state: Any) -> None:
+    """Wait until this app's schema is built: by the app's start, in its background thread
+    (`service.app.start_the_rest`), or here for an app run without its lifespan."""
+    started = getattr(state, "started", None)
+    if started is not None:
+        await asyncio.shield(started)  # one request given up must not cancel it for the rest
+    if getattr(state, "graphql_schema", None) is None:
+        startup(state)
+
+
 SCHEMA_PATH = "/graphql/schema.graphql"
 
 
@@ -198,14 +226,12 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = scope["app"].state
-        if getattr(state, "graphql_schema", None) is None:
-            startup(state)
+        await built(state)
         request = Request(scope, receive)
         try:
             response = await self.respond(request, state)
         except Refused as refused:
-            body = orjson.dumps({"errors": [refused.error()]})
-            response = _response(refused.status, body, JSON, refused.headers)
+            response = refused.response()
         if response is None:
             await state.graphiql(scope, receive, send)
         else:
@@ -294,8 +320,7 @@ class Endpoint:
 async def published_schema(request: Request) -> Response:
     """The schema as SDL (`schema.graphql`), for clients of a server without introspection."""
     state = request.app.state
-    if getattr(state, "graphql_schema", None) is None:
-        startup(state)
+    await built(state)
     return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")
 
 

@@ -1,50 +1,147 @@
 """`POST /v1/team-matchup`: a kill team against another (service.team_matchup).
 
-The cells are validated in the engine pool, answered in one bulk pass through the cache (as a
-grid's) within the request's time budget, and rendered as JSON, or as CSV on
-`Accept: text/csv`.
+The cells are validated in the engine pool; then the answer's strong ETag is known (engine
+revision, the cells' canonical keys, the sides, situations and representation:
+`team_matchup.identity`) and a matching `If-None-Match` is answered 304 at no cost, before
+any lookup. Otherwise the request is charged by its cells (`service.costs`: a shot 1, a fight
+`FIGHT`), they are answered in one bulk pass through the cache (as a grid's) within the
+request's time budget, and rendered as JSON, or as CSV on `Accept: text/csv`, with `ETag`,
+`Cache-Control` and `Cache-Status` (the body has no `cachedCells`: GraphQL's has).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
+import orjson
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from engine.errors import InputError
 from schema.answers.team_matchup import TeamMatchupAnswer
+from service import auth, costs, validators
 from service import team_matchup as teams
-from service.compute import Computer, Result
-from service.http import JSONResponse, answers_errors, computer, json_body
+from service.cache import Tier
+from service.compute import Computer, Job, Result
+from service.http import answers_errors, computer, json_body
 from service.openapi import Components, error_responses, operation
 from service.openapi import json_body as json_request
+from service.validators import ANSWER_CACHE_CONTROL
+
+Admit = Callable[[Sequence[Job]], Awaitable[Response | None]]
+T = TypeVar("T")
 
 
-async def run_team_matchup(service: Computer, plan: teams.Plan) -> dict[str, Any]:
-    """Every cell of a team matchup through the cache, then the answer."""
+@dataclass
+class Answered(Generic[T]):
+    """A team matchup's rendered answer, and how its cells were found: each cell's cache
+    tier (REST's `Cache-Status`) and how many the cache answered (GraphQL's `cachedCells`)."""
 
-    async def work() -> dict[str, Any]:
+    body: T
+    tiers: list[Tier | None]
+
+    @property
+    def cached_cells(self) -> int:
+        return sum(1 for tier in self.tiers if tier is not None)
+
+
+async def run_team_matchup(
+    service: Computer, plan: teams.Plan, admit: Admit, render: Callable[[list[Result]], T]
+) -> Answered[T] | Response:
+    """Every cell of a team matchup through the cache, then `render` of their results (in
+    the pool).
+
+    `admit` sees the cells' jobs before any lookup (it charges them) and may answer instead
+    (a 304)."""
+
+    async def work() -> Answered[T] | Response:
         jobs = await service.in_pool(teams.prepare_cells, plan)
+        early = await admit(jobs)
+        if early is not None:
+            return early
         answers = await service.results(jobs)
         results: list[Result] = []
         for found in answers:
             if isinstance(found, InputError):  # a cross-field rule only the engine checks
                 raise found
             results.append(found)
-        return await service.in_pool(teams.answer, plan, results)
+        body = await service.in_pool(render, results)
+        return Answered(body, [r.tier for r in results])
 
     return await service.within_budget(work())
+
+
+class Rendered:
+    """Rendered team matchups by their strong ETag, within a byte budget (least recently
+    used evicted first; an answer above an eighth of the budget is not kept).
+
+    The ETag digests everything the body is made of (`team_matchup.identity`), so a warm
+    matchup is its cells' lookups (for `Cache-Status`) and these bytes: not assembled,
+    compared and serialised again (a thousand cells, a megabyte of JSON)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()  # bodies are rendered in pool threads
+
+    def get(self, tag: str, render: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            found = self._bodies.get(tag)
+            if found is not None:
+                self._bodies.move_to_end(tag)
+                return found
+        body = render()
+        if len(body) <= self.budget // 8:
+            with self._lock:
+                if tag not in self._bodies:
+                    self._bodies[tag] = body
+                    self.size += len(body)
+                while self.size > self.budget:
+                    self.size -= len(self._bodies.popitem(last=False)[1])
+        return body
+
+
+RENDERED = Rendered(32 * 1024 * 1024)
 
 
 @answers_errors
 async def team_matchup(request: Request) -> Response:
     plan = teams.parse(await json_body(request), request.app.state.settings.max_grid_cells)
-    answer = await run_team_matchup(computer(request), plan)
-    if "text/csv" in request.headers.get("accept", ""):
-        return PlainTextResponse(teams.to_csv(answer), media_type="text/csv")
-    return JSONResponse(answer)
+    csv = "text/csv" in request.headers.get("accept", "")
+    tag = ""
+
+    async def admit(jobs: Sequence[Job]) -> Response | None:
+        nonlocal tag
+        cells, rest = teams.identity(plan, jobs)
+        tag = validators.etag("team-matchup", cells, "csv" if csv else "json", rest)
+        matched = validators.matches(request, tag)
+        if matched is not None:
+            return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
+        await auth.charge(request.scope, costs.of_jobs(jobs))
+        return None
+
+    def render(results: list[Result]) -> bytes:
+        def fresh() -> bytes:
+            answer = teams.answer(plan, results)
+            return teams.to_csv(answer).encode() if csv else orjson.dumps(answer)
+
+        return RENDERED.get(tag, fresh)
+
+    answered = await run_team_matchup(computer(request), plan, admit, render)
+    if isinstance(answered, Response):
+        return answered
+    headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Accept")
+    headers["cache-status"] = validators.cache_status(
+        answered.tiers, redis=computer(request).cache.l2 is not None, bulk=True
+    )
+    media = "text/csv" if csv else "application/json"
+    return Response(answered.body, headers=headers, media_type=media)
 
 
 EXAMPLE = {

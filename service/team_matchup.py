@@ -35,13 +35,17 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 from typing import Any, Literal
 
+import orjson
 from pydantic import Field, ValidationError, model_validator
 
 from engine.errors import InputError
+from schema.answers.team_matchup import FightNumbers, ShotNumbers
 from schema.catalog import Catalog, Operative, catalog
 from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
@@ -49,6 +53,7 @@ from schema.fields import StrictModel
 from schema.limits import team_matchup_too_large
 from schema.references import IGNORED
 from service import grid as grids
+from service.cache import LRU
 from service.compute import Job, Result, encode, prepare_raw
 
 Profile = dict[str, Any]
@@ -266,11 +271,56 @@ def _ignored(answer: Result) -> dict[str, Any]:
     return {} if answer.ignored is None else {IGNORED: list(answer.ignored)}
 
 
+def _shot_numbers(output: dict[str, Any]) -> dict[str, Any]:
+    members = {
+        "expected_damage": output["expectedDamage"],
+        "kill_probability": output["killProbability"],
+    }
+    if "expectedDamageExact" in output:
+        members["expected_damage_exact"] = output["expectedDamageExact"]
+        members["kill_probability_exact"] = output["killProbabilityExact"]
+    return ShotNumbers(**members).as_json()
+
+
+def _fight_numbers(output: dict[str, Any]) -> dict[str, Any]:
+    """The attacker is fighter A: what it deals and its chance to take B out, and back."""
+    a, b = output["fighterA"], output["fighterB"]
+    members = {
+        "expected_damage": a["expectedDamageDealt"],
+        "kill_probability": b["incapacitatedProbability"],
+        "expected_damage_taken": b["expectedDamageDealt"],
+        "attacker_incapacitated_probability": a["incapacitatedProbability"],
+    }
+    if "expectedDamageDealtExact" in a:
+        members["expected_damage_exact"] = a["expectedDamageDealtExact"]
+        members["kill_probability_exact"] = b["incapacitatedProbabilityExact"]
+        members["expected_damage_taken_exact"] = b["expectedDamageDealtExact"]
+        members["attacker_incapacitated_probability_exact"] = a["incapacitatedProbabilityExact"]
+    return FightNumbers(**members).as_json()
+
+
+_NUMBERS = LRU(16_384)
+_NUMBERS_LOCK = threading.Lock()  # answers are assembled in pool threads
+
+
+def numbers(answer: Result) -> dict[str, Any]:
+    """A cell's numbers rendered through its answer model (`ShotNumbers`, `FightNumbers`),
+    memoised on its canonical key (which names the mode), as the grid memoises its cells'
+    summaries: a warm matchup is assembled, not rendered again. Read only."""
+    with _NUMBERS_LOCK:
+        found = _NUMBERS.get(answer.key)
+    if found is None:
+        fight = "fighterA" in answer.output
+        found = (_fight_numbers if fight else _shot_numbers)(answer.output)
+        with _NUMBERS_LOCK:
+            _NUMBERS.put(answer.key, found)
+    return found
+
+
 def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
     """The ranged cells in profile, defender, situation order (the grid's)."""
     rows = []
     for (a, d, s), answer in zip(grids.indices(plan.grid()), answers, strict=True):
-        summary = grids.summary(answer.key, answer.output, ())
         profile = plan.shots[a]
         rows.append(
             {
@@ -278,7 +328,7 @@ def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
                 "weaponProfile": profile.id,
                 "defender": plan.defenders[d].id,
                 "situation": s,
-                **_values(summary),
+                **numbers(answer),
                 "canonicalKey": answer.key,
                 **_ignored(answer),
             }
@@ -306,28 +356,17 @@ def best_shots(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _side(output: dict[str, Any], name: str, exact_name: str) -> dict[str, Any]:
-    row = {name: output[exact_name.removesuffix("Exact")]}
-    if exact_name in output:
-        row[name + "Exact"] = output[exact_name]
-    return row
-
-
 def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
     """The melee cells: the attacker's damage and kill chance, and what it risks."""
     rows = []
     for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
-        a, b = answer.output["fighterA"], answer.output["fighterB"]
         rows.append(
             {
                 "attacker": mine.operative_id,
                 "weaponProfile": mine.id,
                 "defender": theirs.operative_id,
                 "defenderWeaponProfile": theirs.id,
-                **_side(a, "expectedDamage", "expectedDamageDealtExact"),
-                **_side(b, "killProbability", "incapacitatedProbabilityExact"),
-                **_side(b, "expectedDamageTaken", "expectedDamageDealtExact"),
-                **_side(a, "attackerIncapacitatedProbability", "incapacitatedProbabilityExact"),
+                **numbers(answer),
                 "canonicalKey": answer.key,
                 **_ignored(answer),
             }
@@ -358,7 +397,9 @@ def best_fights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
-    """The team matchup's JSON answer from its cells' results (ranged first, then melee)."""
+    """The team matchup's JSON answer (`TeamMatchupAnswer`) from its cells' results, ranged
+    first, then melee. Whether the cache answered a cell is not in it (`Cache-Status` says
+    so, GraphQL's `cachedCells`): one input's body is the same bytes on every call."""
     split = len(answers) - len(plan.fights)
     shots, fights = answers[:split], answers[split:]
     rows = shot_rows(plan, shots)
@@ -373,15 +414,18 @@ def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
     if plan.request.melee is not None:
         melee = fight_rows(plan, fights)
         out["melee"] = {"cells": melee, "best": best_fights(melee)}
-    out["cachedCells"] = sum(1 for a in answers if a.cached)
     return out
 
 
-def keys(answer: dict[str, Any]) -> list[str]:
-    """Every cell's canonical key, ranged then melee: what the answer is a function of
-    (with the catalog version), for an ETag or a client's own cache."""
-    melee = answer.get("melee", {}).get("cells", [])
-    return [row["canonicalKey"] for row in [*answer["cells"], *melee]]
+def identity(plan: Plan, jobs: Sequence[Job]) -> tuple[list[str], str]:
+    """What a team matchup's answer is a function of, for its ETag: every cell's canonical
+    key with the rules it is computed without (ranged then melee), and the rest of the body
+    (the catalog version, the sides' operative ids, the situations' names, melee or not)."""
+    cells = [job.key if job.ignored is None else f"{job.key}\x1f{job.ignored!r}" for job in jobs]
+    names = [s.name for s in plan.request.situations]
+    rest = [plan.catalog.version, [op.id for op in plan.attackers],
+            [op.id for op in plan.defenders], names, plan.request.melee is not None]  # fmt: skip
+    return cells, orjson.dumps(rest).decode()
 
 
 # ------------------------------------------------------------------ CSV

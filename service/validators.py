@@ -94,19 +94,21 @@ def conditional(
     tag_of: Callable[[Request], str], cache_control: str
 ) -> Callable[[Endpoint], Endpoint]:
     """For GET routes whose answer is fixed by what `tag_of` digests (the catalog version): a
-    matching `If-None-Match` is a 304 without running the endpoint, and a 200 carries the
-    validators."""
+    200 carries the validators, and is a 304 instead when `If-None-Match` matches. The
+    endpoint runs first (a catalog lookup, no computation), so a request it refuses — a bad
+    query parameter, an unknown id — is refused whatever `If-None-Match` says (`*` too)."""
 
     def decorate(endpoint: Endpoint) -> Endpoint:
         @functools.wraps(endpoint)
         async def wrapped(request: Request) -> Response:
+            response = await endpoint(request)
+            if response.status_code != 200:
+                return response
             tag = tag_of(request)
             matched = matches(request, tag)
             if matched is not None:
                 return not_modified(matched, cache_control)
-            response = await endpoint(request)
-            if response.status_code == 200:
-                response.headers.update(validator_headers(tag, cache_control))
+            response.headers.update(validator_headers(tag, cache_control))
             return response
 
         return wrapped

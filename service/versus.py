@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schema.fields import given
 from service import grid as grids
 from service.compute import Result
 
@@ -20,18 +21,14 @@ Cell = tuple[str, str, str, dict[str, Any], dict[str, Any]]
 
 def envelope(of: Cell) -> dict[str, Any]:
     """The cell's shoot envelope (the situation's members come typed from GraphQL; a member
-    given as null is absent, as everywhere in GraphQL inputs)."""
+    given as null is absent: `schema.fields.given`)."""
     operative_id, profile_id, defender_id, situation, options = of
     return grids.envelope(
         {"operativeId": operative_id, "weaponProfileId": profile_id},
         {"operativeId": defender_id},
-        _given(options),
-        grids.Situation.model_validate(_given(situation)),
+        given(options),
+        grids.Situation.model_validate(given(situation)),
     )
-
-
-def _given(body: dict[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in body.items() if value is not None}
 
 
 def row(of: Cell, answer: Result) -> dict[str, Any]:

@@ -10,6 +10,7 @@ with a cache of its own.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -154,3 +155,20 @@ def test_versus_errors_name_the_field() -> None:
         (error,) = client.post("/graphql", json={"query": document}).json()["errors"]
         assert error["extensions"]["code"] == "INVALID_INPUT"
         assert error["extensions"]["field"] == "defender.operativeId"
+
+
+def test_a_null_situation_or_options_member_is_absent(reference: TestClient) -> None:
+    """`schema.fields.given`: null stands for the member's default, as if left out."""
+
+    def versus(arguments: str) -> Any:
+        document = (
+            '{ operative(id: "kasrkin.gunner") { versus(operativeIds: ["kommandos.boy"]'
+            + arguments
+            + ") { killProbability canonicalKey } } }"
+        )
+        answer = reference.post("/graphql", json={"query": document}).json()
+        assert "errors" not in answer, answer
+        return answer["data"]["operative"]["versus"]
+
+    plain = versus("")
+    assert versus(", situation: {defender: null, options: null}, options: {rounds: null}") == plain

@@ -347,3 +347,96 @@ def test_documented_error_statuses_are_the_errors_sent(document: dict[str, Any])
     assert {"400", "405", "413", "422", "503"} <= shoot.keys()
     enum = document["components"]["schemas"]["FieldError"]["properties"]["code"]["enum"]
     assert {"NOT_FOUND", "METHOD_NOT_ALLOWED"} <= set(enum)
+
+
+# the headers the HTTP layer sets around an answer (declared by service.openapi_http and
+# service.auth.document_security)
+LAYER_HEADERS = {
+    "etag",
+    "cache-control",
+    "cache-status",
+    "preference-applied",
+    "ratelimit",
+    "ratelimit-policy",
+    "retry-after",
+    "killmath-engine-revision",
+}
+API_KEY = "k" * 32
+
+
+def _example_request(path: str, operation: dict[str, Any]) -> dict[str, Any]:
+    """The operation's own example request: path and query parameters, JSON body."""
+    query = {}
+    for parameter in operation.get("parameters", []):
+        if "example" in parameter and parameter["in"] == "path":
+            path = path.replace("{" + parameter["name"] + "}", parameter["example"])
+        elif "example" in parameter and parameter["in"] == "query":
+            query[parameter["name"]] = parameter["example"]
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    return {"url": path, "params": query, "json": body.get("example")}
+
+
+def _held_to(response: Any, declared: dict[str, Any], where: str) -> None:
+    """Every required declared header is sent, and every layer header sent is declared."""
+    names = {name.lower(): spec for name, spec in declared.items()}
+    missing = [n for n, spec in names.items() if spec.get("required") and n not in response.headers]
+    assert not missing, f"{where}: declared, not sent: {missing}"
+    undeclared = [n for n in LAYER_HEADERS if n in response.headers and n not in names]
+    assert not undeclared, f"{where}: sent, not declared: {undeclared}"
+    for name, spec in names.items():
+        if name in response.headers:
+            value = response.headers[name]
+            integer = spec["schema"].get("type") == "integer"
+            jsonschema.validate(int(value) if integer else value, spec["schema"])
+
+
+def test_the_http_layer_is_declared_on_every_operation() -> None:
+    """Each operation's example request, with a key and a rate limit: the 200's headers are
+    the declared ones; an operation answers 304 to its ETag exactly when it declares 304
+    (with `If-None-Match`), with the declared headers; `Prefer: return=minimal` is honoured
+    exactly where it is declared."""
+    settings = Settings(redis_url=None, log_level="WARNING", api_keys=[API_KEY], rate_limit=50)
+    auth = {"authorization": f"Bearer {API_KEY}"}
+    with TestClient(create_app(settings), headers=auth) as client:
+        described = client.get("/openapi.json").json()
+        OpenAPIV31SpecValidator(described).validate()
+        for path, item in described["paths"].items():
+            for method, operation in item.items():
+                if operation["operationId"] == "importProfiles":
+                    continue  # not conditional, and its example is a file upload's
+                where = f"{method.upper()} {path}"
+                request = _example_request(path, operation)
+                response = client.request(method.upper(), **request)
+                assert response.status_code == 200, (where, response.text[:300])
+                responses = operation["responses"]
+                _held_to(response, responses["200"].get("headers", {}), where)
+                parameters = {p["name"] for p in operation.get("parameters", [])}
+                assert ("304" in responses) == ("etag" in response.headers), where
+                assert ("304" in responses) == ("If-None-Match" in parameters), where
+                if "304" in responses:
+                    again = {"if-none-match": response.headers["etag"]}
+                    cached = client.request(method.upper(), **request, headers=again)
+                    assert cached.status_code == 304 and not cached.content, where
+                    _held_to(cached, responses["304"]["headers"], f"{where} 304")
+                minimal = client.request(
+                    method.upper(), **request, headers={"prefer": "return=minimal"}
+                )
+                applied = minimal.headers.get("preference-applied") == "return=minimal"
+                assert applied == ("Prefer" in parameters), where
+
+
+def test_refusals_carry_the_declared_headers() -> None:
+    """A 400 and a 429 of a keyed, rate-limited server, held to their declared headers."""
+    settings = Settings(
+        redis_url=None, log_level="WARNING", api_keys=[API_KEY], rate_limit=1, rate_limit_burst=2
+    )
+    auth = {"authorization": f"Bearer {API_KEY}"}
+    with TestClient(create_app(settings), headers=auth) as client:
+        responses = client.get("/openapi.json").json()["paths"]["/v1/shoot"]["post"]["responses"]
+        bad = client.post("/v1/shoot", content=b"not json")
+        assert bad.status_code == 400
+        _held_to(bad, responses["400"]["headers"], "400")
+        fight = {"fighterA": {"attacks": 3}, "fighterB": {"wounds": 6}}
+        limited = client.post("/v1/fight", json=fight)  # a fight costs more than the burst
+        assert limited.status_code == 429, limited.text
+        _held_to(limited, responses["429"]["headers"], "429")

@@ -226,6 +226,17 @@ def test_catalog_reads_revalidate_on_the_catalog_version(server):
     assert missing.status_code == 404 and "etag" not in missing.headers
 
 
+@pytest.mark.parametrize("held", ["*", "tag"])
+def test_a_refused_catalog_read_is_refused_whatever_if_none_match_says(server, held):
+    """schemathesis found `If-None-Match: *` answered 304 to a page size over its maximum."""
+    tag = httpx.get(server.url + "/v1/kill-teams").headers["etag"]
+    headers = {"if-none-match": tag if held == "tag" else "*"}
+    too_big = httpx.get(server.url + "/v1/operatives?first=1334271", headers=headers)
+    assert too_big.status_code == 422 and "etag" not in too_big.headers
+    missing = httpx.get(server.url + "/v1/operatives/nobody", headers=headers)
+    assert missing.status_code == 404
+
+
 def test_rulesets_name_the_engine_revision(server):
     answer = httpx.get(server.url + "/v1/rulesets")
     assert answer.json()["engineRevision"] == REVISION

@@ -1,20 +1,30 @@
 """What every answer model shares: camelCase members, exact siblings, distributions.
 
 An answer model is the one declaration of an answer's shape. The engines' results are
-rendered *through* it (`Result.of(...).as_json()`), so a member it does not declare cannot
-reach a client; the OpenAPI response schemas are its JSON Schema (serialization mode); the
-GraphQL output types can be derived from it. Members are snake_case in Python and camelCase
-in JSON, like the request models.
+rendered by it (`Result.build(...)`: its members by their JSON names, in its order), so a
+member it does not declare cannot reach a client; the OpenAPI response schemas are its JSON
+Schema (serialization mode); the GraphQL output types are derived from it. Members are
+snake_case in Python and camelCase in JSON, like the request models.
+
+`build` does not validate: validating every cache-miss answer cost 35–75 µs of the render
+(benchmarks/bench_render.py). That the dicts it builds are what the model validates and dumps
+(types, names, order, absent members) is checked by the tests instead, over every worked
+example and hypothesis' scenarios (tests/test_answer_models.py).
 
 Exact output (`options.exact`) adds a `<name>Exact` sibling `"p/q"` to every probability and
 an `"exact"` member to every distribution entry. Those members are *absent* when exact output
 was not asked for, never null: `Omitted` declares such a member, and its schema says
-"a string, not required" rather than advertising a null the service never sends.
+"a string, not required" rather than advertising a null the service never sends. A member
+declared `Exact[float]` (or `Exact[Probability]`, `Exact[list[Probability]]`) gets its
+sibling declared with it, right after it, as an ordinary model field: OpenAPI and GraphQL
+see both.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,6 +56,38 @@ Probability = Annotated[float, Field(description="a probability: the nearest dou
 """Not bounded in the schema: in float mode a sum of floats may land a rounding step past 1."""
 
 
+class _HasExactSibling:
+    """`Annotated` metadata of a member declared with `Exact` (pydantic ignores it)."""
+
+
+HAS_EXACT_SIBLING = _HasExactSibling()
+
+
+class Exact:
+    """`name: Exact[T]` declares the member `name: T` and its exact sibling `name_exact`
+    (`<name>Exact` in JSON): "p/q", or a list of them for a list `T`, absent unless exact
+    output was asked for (`Omitted`)."""
+
+    def __class_getitem__(cls, value: Any) -> Any:
+        return Annotated[value, HAS_EXACT_SIBLING]
+
+
+def _with_exact_siblings(declared: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The annotations with each `Exact` member's sibling right after it, and the siblings."""
+    members: dict[str, Any] = {}
+    siblings = []
+    for name, annotation in declared.items():
+        members[name] = annotation
+        if isinstance(annotation, str):  # `from __future__ import annotations`
+            assert "Exact[" not in annotation, f"{name}: `Exact` needs evaluated annotations"
+            continue
+        if HAS_EXACT_SIBLING in getattr(annotation, "__metadata__", ()):
+            plural = typing.get_origin(annotation.__origin__) is list
+            members[f"{name}_exact"] = (list[Ratio] if plural else Ratio) | None
+            siblings.append(f"{name}_exact")
+    return members, siblings
+
+
 IGNORED_RULES = (
     "weapon rules left out, verbatim, under `options.unknownRules: IGNORE` (present only then, "
     "possibly empty)"
@@ -60,10 +102,37 @@ class Result(BaseModel):
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
     )
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Declare the siblings of the `Exact` members (before pydantic collects the
+        fields, which happens after this hook, so they are fields like any other)."""
+        super().__init_subclass__(**kwargs)
+        members, siblings = _with_exact_siblings(inspect.get_annotations(cls))
+        for sibling in siblings:
+            setattr(cls, sibling, Omitted())
+        cls.__annotations__ = members
+
     def as_json(self) -> dict[str, Any]:
         """The JSON-ready dict: camelCase, members never set (the exact siblings of a float
         answer) left out."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+    @classmethod
+    def build(cls, **members: Any) -> dict[str, Any]:
+        """The JSON dict `cls(**members).as_json()` would give, built without validating
+        (nested answers given as their `build` dicts): members in the model's order by their
+        JSON names. A name the model lacks is a programming error, as `extra="forbid"`."""
+        names = _json_names(cls)
+        built = {alias: members[name] for name, alias in names if name in members}
+        if len(built) != len(members):
+            unknown = sorted(set(members) - {name for name, _ in names})
+            raise TypeError(f"{cls.__name__} has no members {unknown}")
+        return built
+
+
+@functools.cache
+def _json_names(model: type[Result]) -> tuple[tuple[str, str], ...]:
+    """(Python name, JSON name) of every member, in the model's order."""
+    return tuple((name, info.alias or name) for name, info in model.model_fields.items())
 
 
 class DistributionEntry(Result):

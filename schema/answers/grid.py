@@ -1,10 +1,9 @@
-"""The matchup grid's answer (`POST /v1/grid`, JSON): one summary per cell."""
-
-from __future__ import annotations
+"""The matchup grid's answers: `POST /v1/grid` (JSON) and GraphQL's `matchupGrid`, one
+summary per cell."""
 
 from pydantic import Field
 
-from schema.answers.base import IGNORED_RULES, Omitted, Probability, Ratio, Result
+from schema.answers.base import IGNORED_RULES, Exact, Omitted, Probability, Ratio, Result
 
 
 class DamageAtLeast(Result):
@@ -26,10 +25,8 @@ class GridPlace(Result):
 class GridSummary(Result):
     """What a cell reports of its shooting answer (`Kt2024ShootResult`)."""
 
-    expected_damage: float
-    expected_damage_exact: Ratio | None = Omitted()
-    kill_probability: Probability
-    kill_probability_exact: Ratio | None = Omitted()
+    expected_damage: Exact[float]
+    kill_probability: Exact[Probability]
     damage_at_least: list[DamageAtLeast]
 
 
@@ -39,12 +36,23 @@ class GridCell(GridSummary, GridPlace):
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class GridAnswer(Result):
-    """Every cell in attacker, defender, situation order, and the k of `damageAtLeast`.
-    Tolerates members not declared here, like the other answers."""
-
-    model_config = Result.model_config | {"extra": "allow"}
+class GridCells(Result):
+    """Every cell in attacker, defender, situation order, and the k of `damageAtLeast`."""
 
     at_least: list[int]
     cells: list[GridCell]
-    cached_cells: int | None = Omitted("cells answered from the cache")
+
+
+class GridAnswer(GridCells):
+    """`POST /v1/grid`'s JSON answer: the cells and the k of `damageAtLeast` (`Cache-Status`
+    says which cells the cache answered). Tolerates members not declared here, like the other
+    answers."""
+
+    model_config = Result.model_config | {"extra": "allow"}
+
+
+class MatchupGrid(GridCells):
+    """A matchup grid (GraphQL's `matchupGrid`): cells in attacker, defender, situation
+    order, and how many of them the cache answered (GraphQL has no `Cache-Status`)."""
+
+    cached_cells: int = Field(ge=0, description="cells answered from the cache")

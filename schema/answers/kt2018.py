@@ -1,13 +1,10 @@
 """kt2018 answers (kt2018.md §5–§8): the wounding modes share `Kt2018Outcome`."""
 
-from __future__ import annotations
-
 from schema.answers.base import (
     Distribution,
-    Omitted,
+    Exact,
     OutcomeEntry,
     Probability,
-    Ratio,
     Result,
     answer_model,
 )
@@ -20,38 +17,27 @@ class Kt2018Outcome(Result):
     wounds_lost: Distribution
     wounds_remaining: list[OutcomeEntry]
     flesh_wounds_after: list[OutcomeEntry]
-    p_out_of_action: Probability
-    p_out_of_action_exact: Ratio | None = Omitted()
-    p_flesh_wound: Probability
-    p_flesh_wound_exact: Ratio | None = Omitted()
-    p_injury_roll: Probability
-    p_injury_roll_exact: Ratio | None = Omitted()
-    expected_wounds_lost: float
-    expected_wounds_lost_exact: Ratio | None = Omitted()
+    p_out_of_action: Exact[Probability]
+    p_flesh_wound: Exact[Probability]
+    p_injury_roll: Exact[Probability]
+    expected_wounds_lost: Exact[float]
 
 
 class Kt2018CombatResult(Kt2018Outcome):
     """`shooting` and `fight`: the outcome plus the expected unsaved wounds."""
 
-    expected_unsaved_wounds: float
-    expected_unsaved_wounds_exact: Ratio | None = Omitted()
+    expected_unsaved_wounds: Exact[float]
 
 
 class Kt2018PsyboltResult(Kt2018Outcome):
     """`psybolt` (§6): the target's outcome and the psyker's Psychic test, Perils and Deny."""
 
-    p_perils: Probability
-    p_perils_exact: Ratio | None = Omitted()
-    p_psyker_out_of_action: Probability
-    p_psyker_out_of_action_exact: Ratio | None = Omitted()
-    p_psyker_flesh_wound: Probability
-    p_psyker_flesh_wound_exact: Ratio | None = Omitted()
-    p_manifested: Probability
-    p_manifested_exact: Ratio | None = Omitted()
-    p_denied: Probability
-    p_denied_exact: Ratio | None = Omitted()
-    p_resolved: Probability
-    p_resolved_exact: Ratio | None = Omitted()
+    p_perils: Exact[Probability]
+    p_psyker_out_of_action: Exact[Probability]
+    p_psyker_flesh_wound: Exact[Probability]
+    p_manifested: Exact[Probability]
+    p_denied: Exact[Probability]
+    p_resolved: Exact[Probability]
 
 
 class Kt2018MortalWoundsResult(Kt2018Outcome):
@@ -61,17 +47,14 @@ class Kt2018MortalWoundsResult(Kt2018Outcome):
 class Kt2018NerveTestResult(Result):
     """`nerveTest` (§8): shaken or passed."""
 
-    p_shaken: Probability
-    p_shaken_exact: Ratio | None = Omitted()
-    p_pass: Probability
-    p_pass_exact: Ratio | None = Omitted()
+    p_shaken: Exact[Probability]
+    p_pass: Exact[Probability]
 
 
 class Kt2018BreakCheckResult(Result):
     """`breakCheck` (§8)."""
 
-    p_broken: Probability
-    p_broken_exact: Ratio | None = Omitted()
+    p_broken: Exact[Probability]
 
 
 Kt2018CombatAnswer = answer_model(Kt2018CombatResult)

@@ -1,13 +1,11 @@
 """kt2024 answers (kt2024.md §10): one shooting attack, one fight."""
 
-from __future__ import annotations
-
 from schema.answers.base import (
     IGNORED_RULES,
     Distribution,
+    Exact,
     Omitted,
     Probability,
-    Ratio,
     Result,
     answer_model,
 )
@@ -18,12 +16,9 @@ class Kt2024ShootResult(Result):
     the chance the defender is incapacitated, in all and by the end of each round."""
 
     damage_distribution: Distribution
-    expected_damage: float
-    expected_damage_exact: Ratio | None = Omitted()
-    kill_probability: Probability
-    kill_probability_exact: Ratio | None = Omitted()
-    kill_probability_by_round: list[Probability]
-    kill_probability_by_round_exact: list[Ratio] | None = Omitted()
+    expected_damage: Exact[float]
+    kill_probability: Exact[Probability]
+    kill_probability_by_round: Exact[list[Probability]]
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
@@ -32,11 +27,9 @@ class Kt2024FighterResult(Result):
     incapacitated, the damage it dealt."""
 
     remaining_wounds_distribution: Distribution
-    incapacitated_probability: Probability
-    incapacitated_probability_exact: Ratio | None = Omitted()
+    incapacitated_probability: Exact[Probability]
     damage_dealt_distribution: Distribution
-    expected_damage_dealt: float
-    expected_damage_dealt_exact: Ratio | None = Omitted()
+    expected_damage_dealt: Exact[float]
 
 
 class Kt2024FightResult(Result):

@@ -1,96 +1,112 @@
-"""The answer of `POST /v1/team-matchup` (and GraphQL `teamMatchup`), as pydantic models.
+"""The answers of team matchups: `POST /v1/team-matchup` (JSON), GraphQL's `teamMatchup`, and
+the catalog types' `versus` cells.
 
-The service builds the answer as plain dicts (it is hot: a thousand cells); these models are
-its documented shape, copied into `/openapi.json` and checked against real answers by the
-tests. A `...Exact` member (a "p/q" string) is present when the request asked for exact output.
+A cell's numbers are rendered through `ShotNumbers` (the grid's `GridSummary` members) or
+`FightNumbers` once per canonical key (`service.team_matchup`), as the grid renders its cells'
+summaries; the ids around them say where the cell sits. A `...Exact` member (a "p/q" string)
+is present when the request asked for exact output, absent (never null) otherwise.
 """
 
-from __future__ import annotations
+from pydantic import Field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from schema.answers.base import IGNORED_RULES, Exact, Omitted, Probability, Result
 
 
-class Numbers(Answer):
-    expectedDamage: float
-    expectedDamageExact: str | None = None
-    killProbability: float
-    killProbabilityExact: str | None = None
-    ignoredRules: list[str] | None = Field(
-        None, description='rules the cell was computed without (unknownRules: "IGNORE")'
-    )
+class ShotNumbers(Result):
+    """What a ranged cell reports of its shooting answer (`Kt2024ShootResult`)."""
+
+    expected_damage: Exact[float]
+    kill_probability: Exact[Probability]
 
 
-class FightNumbers(Numbers):
-    expectedDamageTaken: float = Field(description="what the defender deals back")
-    expectedDamageTakenExact: str | None = None
-    attackerIncapacitatedProbability: float
-    attackerIncapacitatedProbabilityExact: str | None = None
+class FightNumbers(ShotNumbers):
+    """What a melee cell reports of its fight (`Kt2024FightResult`), from the attacker's side:
+    the damage it deals and its chance to incapacitate the defender, and what it risks."""
+
+    expected_damage_taken: Exact[float] = Field(description="what the defender deals back")
+    attacker_incapacitated_probability: Exact[Probability]
 
 
-class ShotCell(Numbers):
+class TeamShotCell(ShotNumbers):
     """One attacking operative's ranged profile against one defender in one situation."""
 
     attacker: str = Field(description="attacking operative id")
-    weaponProfile: str = Field(description="its ranged weapon profile id")
+    weapon_profile: str = Field(description="its ranged weapon profile id")
     defender: str = Field(description="defending operative id")
-    situation: int = Field(description="index into the request's situations")
-    canonicalKey: str = Field(description="the cell's cache key: that of the same /v1/shoot")
+    situation: int = Field(ge=0, description="index into the request's situations")
+    canonical_key: str = Field(description="the cell's cache key: that of the same /v1/shoot")
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class BestShot(Numbers):
+class TeamBestShot(ShotNumbers):
     """The best ranged profile of one attacker against one defender in one situation."""
 
     attacker: str
     defender: str
-    situation: int
-    weaponProfile: str
+    situation: int = Field(ge=0)
+    weapon_profile: str
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class FightCell(FightNumbers):
+class TeamFightCell(FightNumbers):
     """One attacking operative's melee profile fighting one defender's melee profile."""
 
     attacker: str
-    weaponProfile: str
+    weapon_profile: str
     defender: str
-    defenderWeaponProfile: str
-    canonicalKey: str = Field(description="the cell's cache key: that of the same /v1/fight")
+    defender_weapon_profile: str
+    canonical_key: str = Field(description="the cell's cache key: that of the same /v1/fight")
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class BestFight(FightNumbers):
+class TeamBestFight(FightNumbers):
     """The attacker's maximin melee profile and the defender's answer to it."""
 
     attacker: str
     defender: str
-    weaponProfile: str
-    defenderWeaponProfile: str
+    weapon_profile: str
+    defender_weapon_profile: str
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
-class MeleeAnswer(Answer):
-    cells: list[FightCell]
-    best: list[BestFight]
+class TeamMelee(Result):
+    """The melee cells and the best melee profile of each operative pair."""
+
+    cells: list[TeamFightCell]
+    best: list[TeamBestFight]
 
 
-class TeamMatchupAnswer(Answer):
+class TeamMatchupCells(Result):
     """Every cell, ranged then melee, with the best profile of each operative pair."""
 
-    catalogVersion: str
+    catalog_version: str
     attackers: list[str] = Field(description="attacking operative ids, in order")
     defenders: list[str] = Field(description="defending operative ids, in order")
     situations: list[str | None] = Field(description="the situations' names")
-    cells: list[ShotCell]
-    best: list[BestShot]
-    melee: MeleeAnswer | None = Field(None, description="present when the request asked")
-    cachedCells: int = Field(description="cells answered from the cache")
+    cells: list[TeamShotCell]
+    best: list[TeamBestShot]
+    melee: TeamMelee | None = Omitted("present when the request asked for melee")
 
 
-class VersusCell(Numbers):
+class TeamMatchupAnswer(TeamMatchupCells):
+    """`POST /v1/team-matchup`'s JSON answer (`Cache-Status` says which cells the cache
+    answered). Tolerates members not declared here, like the other answers."""
+
+    model_config = Result.model_config | {"extra": "allow"}
+
+
+class TeamMatchup(TeamMatchupCells):
+    """A team matchup (GraphQL's `teamMatchup`), with how many of its cells the cache answered
+    (GraphQL has no `Cache-Status`)."""
+
+    cached_cells: int = Field(ge=0, description="cells answered from the cache")
+
+
+class VersusCell(ShotNumbers):
     """GraphQL `versus`: one ranged profile shooting one operative (a `/v1/shoot`)."""
 
-    weaponProfile: str
+    weapon_profile: str
     defender: str
-    canonicalKey: str
+    canonical_key: str
     cached: bool
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)

@@ -1,8 +1,6 @@
 """Ruleset `threshold` answers (threshold.md): attack, deadlyDemise, heal."""
 
-from __future__ import annotations
-
-from schema.answers.base import Distribution, Omitted, Probability, Ratio, Result, answer_model
+from schema.answers.base import Distribution, Exact, Omitted, Probability, Result, answer_model
 
 
 class ThresholdAftermath(Result):
@@ -10,14 +8,10 @@ class ThresholdAftermath(Result):
     Shock tests owed and, for a unit of several models, models destroyed."""
 
     hp_loss: Distribution
-    expected_hp_loss: float
-    expected_hp_loss_exact: Ratio | None = Omitted()
-    p_destroyed: Probability
-    p_destroyed_exact: Ratio | None = Omitted()
-    p_devastating: Probability
-    p_devastating_exact: Ratio | None = Omitted()
-    p_battle_shock_test: Probability
-    p_battle_shock_test_exact: Ratio | None = Omitted()
+    expected_hp_loss: Exact[float]
+    p_destroyed: Exact[Probability]
+    p_devastating: Exact[Probability]
+    p_battle_shock_test: Exact[Probability]
     models_destroyed: Distribution | None = Omitted(
         "present when the target is a unit (hpPerModel and startingModels given)"
     )
@@ -26,11 +20,9 @@ class ThresholdAftermath(Result):
 class ThresholdAttackResult(ThresholdAftermath):
     """`attack`: one attack's success and HP loss, then the target's aftermath."""
 
-    p_success: Probability
-    p_success_exact: Ratio | None = Omitted()
+    p_success: Exact[Probability]
     hp_loss_per_successful_attack: Distribution
-    p_devastating_per_successful_attack: Probability
-    p_devastating_per_successful_attack_exact: Ratio | None = Omitted()
+    p_devastating_per_successful_attack: Exact[Probability]
 
 
 class ThresholdUnitAftermath(ThresholdAftermath):
@@ -42,8 +34,7 @@ class ThresholdUnitAftermath(ThresholdAftermath):
 class ThresholdDeadlyDemiseResult(Result):
     """`deadlyDemise`: the chance it triggers and each unit's aftermath, in request order."""
 
-    p_trigger: Probability
-    p_trigger_exact: Ratio | None = Omitted()
+    p_trigger: Exact[Probability]
     units: list[ThresholdUnitAftermath]
 
 
@@ -53,10 +44,8 @@ class ThresholdHealResult(Result):
     hp_after: Distribution
     hp_restored: Distribution
     models_returned: Distribution
-    expected_hp_restored: float
-    expected_hp_restored_exact: Ratio | None = Omitted()
-    p_fully_restored: Probability
-    p_fully_restored_exact: Ratio | None = Omitted()
+    expected_hp_restored: Exact[float]
+    p_fully_restored: Exact[Probability]
 
 
 ThresholdAttackAnswer = answer_model(ThresholdAttackResult)

@@ -24,9 +24,11 @@ Ids are stable across reloads of the same data, readable, and unique:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -54,9 +56,11 @@ def unique_ids(
     """Slugs made unique deterministically: every member of a clash gets its source id's
     slug appended, or its position in the clash where source ids do not tell them apart."""
     bases = [base(i) or "unnamed" for i in items]
+    clashes: dict[str, list[int]] = {}
+    for n, value in enumerate(bases):
+        clashes.setdefault(value, []).append(n)
     ids = list(bases)
-    for value in set(bases):
-        clash = [n for n, b in enumerate(bases) if b == value]
+    for value, clash in clashes.items():
         if len(clash) < 2:
             continue
         suffixes = [slug(source_id(items[n])) for n in clash]
@@ -182,10 +186,30 @@ def paths(spec: str) -> list[str]:
     return [part.strip() for part in spec.split(",") if part.strip()]
 
 
+@contextlib.contextmanager
+def _no_collections() -> Iterator[None]:
+    """Hold the garbage collector off while a catalog is built: every object made lives on
+    (the catalog is kept for the process's life), so a collection in the middle frees
+    nothing and walks everything made so far; with the service's modules loaded that was
+    a third of the load. The service freezes what it built at start-up right after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_sources(spec: str, ruleset: str = "kt2024") -> Catalog:
     """The catalog of every comma-separated source in `spec`. Raises SourceError."""
     if not paths(spec):
         raise SourceError("no catalog source given")
+    with _no_collections():
+        return _load(spec, ruleset)
+
+
+def _load(spec: str, ruleset: str) -> Catalog:
     results: list[tuple[str, ImportResult]] = []
     sources: list[Source] = []
     problems: list[CatalogProblem] = []

@@ -53,8 +53,8 @@ def parse(body: Any) -> Fight:
     return request.to_engine()
 
 
-def render_fighter(result: FighterResult, exact: bool) -> Kt2024FighterResult:
-    return Kt2024FighterResult(
+def render_fighter(result: FighterResult, exact: bool) -> dict[str, Any]:
+    return Kt2024FighterResult.build(
         remaining_wounds_distribution=report.distribution(result.remaining_wounds, exact),
         damage_dealt_distribution=report.distribution(result.damage_dealt, exact),
         **report.exact_members(
@@ -66,11 +66,11 @@ def render_fighter(result: FighterResult, exact: bool) -> Kt2024FighterResult:
 
 
 def render(result: FightResult, exact: bool) -> dict[str, Any]:
-    """§10 fight output, through its answer model."""
-    return Kt2024FightResult(
+    """§10 fight output, by its answer model."""
+    return Kt2024FightResult.build(
         fighter_a=render_fighter(result.fighter_a, exact),
         fighter_b=render_fighter(result.fighter_b, exact),
-    ).as_json()
+    )
 
 
 def evaluate(scenario: Fight) -> dict[str, Any]:

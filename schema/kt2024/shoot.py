@@ -67,8 +67,8 @@ def parse(body: Any) -> Shoot:
 
 
 def render(result: ShootResult, exact: bool) -> dict[str, Any]:
-    """§10 shoot output, through its answer model."""
-    return Kt2024ShootResult(
+    """§10 shoot output, by its answer model."""
+    return Kt2024ShootResult.build(
         damage_distribution=report.distribution(result.damage, exact),
         **report.exact_members(
             exact,
@@ -76,7 +76,7 @@ def render(result: ShootResult, exact: bool) -> dict[str, Any]:
             kill_probability=result.kill_probability,
             kill_probability_by_round=result.kill_probability_by_round,
         ),
-    ).as_json()
+    )
 
 
 def evaluate(scenario: Shoot) -> dict[str, Any]:

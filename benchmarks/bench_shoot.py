@@ -24,7 +24,6 @@ from engine.kt2024 import (
     Defender,
     Shoot,
     ShootOptions,
-    allocation,
     attack,
     damage,
     defence,
@@ -87,9 +86,8 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, allocation.allocate,
-         damage.attack_pool, damage.defence_pool, damage.hit_tables,
-         damage.action, precision.powers,
+MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, damage.attack_pool,
+         damage.defence_pool, damage.through, damage.action, precision.powers,
          precision.binomials]  # fmt: skip
 
 

@@ -1,30 +1,16 @@
-"""§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, as lookup tables.
+"""§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, in closed form.
 
-The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile, so it
-is tabulated once per (criticalDamage, normalDamage, durable) over every count the limits
-allow, vectorised over the whole table, and Just a Scratch is laid over it once per damage
-profile (`damage.hit_tables` keeps the result); a shooting action then only looks it up.
+The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile. It is
+evaluated only for the (attack, defence) outcome pairs that occur, as a few array operations
+over all of them at once: no table over every count is built, so a cold scenario pays for its
+own pairs only and nothing per damage profile is kept.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from .scenario import JustAScratch
-
-MAX_HITS = 20  # attack dice (§12): c + n ≤ 20
-MAX_SAVES = 9  # defence dice (§12): cs + ns ≤ 9
-TABLE_DTYPE = np.int16
-"""Tables hold counts ≤ 20 and damage ≤ 20 · 20 (§12): int16 keeps a table at 88 kB, so the
-memos of every damage profile stay small (`allocate` ≤ 256 tables of three, 68 MB at most)."""
-
-
-def _grid(saves: int) -> tuple[np.ndarray, ...]:
-    """(c*, n*, cs, ns) for every hit count and every save count up to `saves` dice."""
-    hits, kept = np.arange(MAX_HITS + 1), np.arange(saves + 1)
-    return np.ix_(hits, hits, kept, kept)
 
 
 def durable_applies(durable: bool, critical_damage: int) -> bool:
@@ -32,65 +18,80 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
     return durable and critical_damage >= 4
 
 
-@lru_cache(maxsize=256)
 def allocate(
-    critical_damage: int, normal_damage: int, durable: bool, saves: int
-) -> tuple[np.ndarray, ...]:
-    """§7.1 over every (c*, n*, cs, ns), cs, ns ≤ `saves`: surviving crits c′, surviving
-    normals n′ and the cost. Tables are as large as the defence dice collected (three, mostly):
-    a table for nine dice costs 6 times the cells and 3 times the passes.
+    crits: np.ndarray,
+    normals: np.ndarray,
+    crit_saves: np.ndarray,
+    normal_saves: np.ndarray,
+    critical_damage: int,
+    normal_damage: int,
+    durable: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """§7.1 for every (c*, n*, cs, ns) given (broadcast together): surviving crits c′,
+    surviving normals n′ and the cost. Ties: fewest crits, then fewest normals.
 
     The defender cancels t crits, each with a crit save or a pair of normal saves; every save
     left over goes on normal hits, which can only lower the cost and the surviving normals.
     For a given t the fewest normal saves go on crits when crit saves go first: max(0, t − cs)
-    pairs, so the normals left are max(0, n* − cs − ns + t + max(0, t − cs)). Only t is
-    enumerated (up to cs + ns // 2). Ties: fewest crits, then fewest normals.
+    pairs, so with x = n* − cs − ns the normals left are max(0, x + t + max(0, t − cs)), and
+    t ranges over 0..min(c*, cs + ns // 2).
+
+    Why a closed form: each further crit cancelled changes the cost by −CD + ND·k, where
+    k ∈ {0, 1, 2} is how many more normals get through, and k never falls as t grows (first
+    0 while saves are spare, then 1 while crit saves cancel crits, then 2 for pairs). The cost
+    is convex in t, so the best t is the last one whose step still does not raise it (a step
+    of 0 is taken: it leaves fewer crits). Which steps qualify depends only on how CD compares
+    with ND and 2·ND; Durable adds 1 to the step that cancels the last crit.
     """
-    crits, normals, crit_saves, normal_saves = _grid(saves)
-    shape = np.broadcast_shapes(crits.shape, normals.shape, crit_saves.shape, normal_saves.shape)
-    width = MAX_HITS + 1
-    best = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
-    dur = durable_applies(durable, critical_damage)
-    for t in range(min(MAX_HITS, saves + saves // 2) + 1):
-        pairs = np.maximum(0, t - crit_saves)
-        valid = (t <= crits) & (2 * pairs <= normal_saves)
-        c_left = crits - t
-        n_left = np.maximum(0, normals - crit_saves - normal_saves + t + pairs)
-        cost = c_left * critical_damage + n_left * normal_damage - (dur & (c_left >= 1))
-        key = (cost * width + c_left) * width + n_left
-        best = np.where(valid & (key < best), key, best)
-    n_left = best % width
-    c_left = best // width % width
-    cost = best // (width * width)
-    return c_left.astype(TABLE_DTYPE), n_left.astype(TABLE_DTYPE), cost.astype(TABLE_DTYPE)
+    x = normals - crit_saves - normal_saves
+    top = np.minimum(crits, crit_saves + normal_saves // 2)
+    if 2 * normal_damage <= critical_damage:  # every step qualifies
+        t = top
+    elif normal_damage <= critical_damage:  # steps of k ≤ 1: up to the first pair with k = 2
+        t = np.minimum(top, np.maximum(crit_saves, (crit_saves - x + 1) // 2))
+    else:  # steps of k = 0 only: while normals still get through none more
+        spare = np.where(x + crit_saves <= 0, (crit_saves - x) // 2, np.maximum(0, -x))
+        t = np.minimum(top, spare)
+    n_left = _normals_left(x, t, crit_saves)
+    if durable_applies(durable, critical_damage):
+        last = (t == crits) & (crits >= 1)
+        step = n_left - _normals_left(x, t - 1, crit_saves)
+        t = t - (last & (normal_damage * step > critical_damage - 1))
+        n_left = _normals_left(x, t, crit_saves)
+    c_left = crits - t
+    cost = c_left * critical_damage + n_left * normal_damage
+    if durable_applies(durable, critical_damage):
+        cost = cost - (c_left >= 1)
+    return c_left, n_left, cost
+
+
+def _normals_left(x: np.ndarray, t: np.ndarray, crit_saves: np.ndarray) -> np.ndarray:
+    """Normal hits through when t crits are cancelled, crit saves first (see `allocate`)."""
+    return np.maximum(0, x + t + np.maximum(0, t - crit_saves))
 
 
 def resolve_saves(
-    critical_damage: int, normal_damage: int, durable: bool, jas: JustAScratch, saves: int
+    hits: tuple[np.ndarray, np.ndarray],
+    saves: tuple[np.ndarray, np.ndarray],
+    profile: tuple[int, int, bool],
+    jas: JustAScratch,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """R2 then R3 over every (c, n, cs, ns), cs, ns ≤ `saves`: the hits that get through.
+    """R2 then R3 for every (c, n) `hits` against (cs, ns) `saves` (broadcast together),
+    `profile` being (criticalDamage, normalDamage, durable): the hits that get through.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
-    c_left, n_left, cost = allocate(critical_damage, normal_damage, durable, saves)
-    crits, normals, crit_saves, normal_saves = _grid(saves)
-    shape = c_left.shape
-    crits = np.broadcast_to(crits, shape)
-    normals = np.broadcast_to(normals, shape)
-    if jas == "NONE":
-        return c_left, n_left
+    (crits, normals), (crit_saves, normal_saves) = hits, saves
     if jas == "NORMALS":
-        c_star, n_star = crits, np.maximum(normals - 1, 0)
-    else:
+        normals = np.maximum(normals - 1, 0)
+    elif jas == "CRITS":
+        k1 = allocate(np.maximum(crits - 1, 0), normals, crit_saves, normal_saves, *profile)[2]
+        k2 = allocate(crits, np.maximum(normals - 1, 0), crit_saves, normal_saves, *profile)[2]
         both = (crits >= 1) & (normals >= 1)
-        k1 = cost[np.maximum(crits - 1, 0), normals, crit_saves, normal_saves]
-        k2 = cost[crits, np.maximum(normals - 1, 0), crit_saves, normal_saves]
-        crit_first = critical_damage >= normal_damage
+        crit_first = profile[0] >= profile[1]
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), crits >= 1)
-        c_star = np.where(cancel_crit, crits - 1, crits)
-        n_star = np.where(cancel_crit | (normals == 0), normals, normals - 1)
-    return (
-        c_left[c_star, n_star, crit_saves, normal_saves],
-        n_left[c_star, n_star, crit_saves, normal_saves],
-    )
+        normals = np.where(cancel_crit | (normals == 0), normals, normals - 1)
+        crits = np.where(cancel_crit, crits - 1, crits)
+    c_left, n_left, _ = allocate(crits, normals, crit_saves, normal_saves, *profile)
+    return c_left, n_left

@@ -80,6 +80,8 @@ def close_assault(d: AttackDice, p: Pool) -> Pool:
 
 def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
     """A7: up to x fails retained as LOCKED normals."""
+    if not d.fails_to_norms:
+        return p
     m = np.minimum(d.fails_to_norms, p.f)
     return replace(p, f=p.f - m, nl=p.nl + m)
 
@@ -94,6 +96,8 @@ def severe(d: AttackDice, p: Pool) -> Pool:
 
 def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
     """A9: up to x ROLLED normals retained as crits."""
+    if not d.norms_to_crits:
+        return p
     m = np.minimum(d.norms_to_crits, p.nr)
     return replace(p, nr=p.nr - m, c=p.c + m)
 

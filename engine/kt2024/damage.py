@@ -1,13 +1,11 @@
 """§7 R1–R9: one shooting action, from retained dice to a distribution of damage.
 
-Everything that depends only on counts is tabulated once and memoised:
-- `attack_pool` / `defence_pool`: the §5 and §6 outcomes as index arrays and weights;
-- `hit_tables`: for every (c, n, cs, ns), the damage of the hits that get through the saves
-  (R2 Just a Scratch, R3 allocation, R4 instances, R6 Durable), their number, and the same
-  after Saintly Relics ignore the first instance of either relic group (R5).
-An action is then a handful of array operations: every (attack, defence) outcome pair indexes
-the tables, Devastating (R1) and Curse of Rot (R7) add their instances, and Feel No Pain (R8)
-subtracts a binomial, one trial per damage instance.
+What depends only on dice stats is memoised: `attack_pool` / `defence_pool` hold the §5 and
+§6 outcomes as count columns and weights. An action is then a handful of array operations
+over every (attack, defence) outcome pair that occurs: R2 Just a Scratch and R3 allocation in
+closed form (`allocation`), R4 instances, R6 Durable, R1 Devastating and R7 Curse of Rot adding
+their instances, R5 Saintly Relics as weighted branches, and Feel No Pain (R8) subtracting a
+binomial, one trial per damage instance. Nothing is tabulated per damage profile.
 """
 
 from __future__ import annotations
@@ -15,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from . import precision as pr
-from .allocation import MAX_HITS, MAX_SAVES, durable_applies, resolve_saves
+from .allocation import durable_applies, resolve_saves
 from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
@@ -27,8 +26,6 @@ from .scenario import AttackDice, Attacker, Defender
 
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
-
-SAVE_CELLS = (MAX_SAVES + 1) ** 2  # (cs, ns) cells per (c, n) in the flat tables
 
 
 def feel_no_pain_chance(threshold: int) -> Fraction:
@@ -38,9 +35,9 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
 
 @dataclass(frozen=True)
 class Pool:
-    """Outcomes of one side as flat arrays. `columns` has three rows: the index into the hit
-    tables contributed by this side, the raw damage and the damage instances it adds on its own
-    (Devastating or curse); one row-wise broadcast combines two sides."""
+    """Outcomes of one side as flat arrays. `columns` has three rows: the two counts this
+    side brings to the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its
+    own (one per crit with Devastating, one 1-damage instance per curse)."""
 
     columns: np.ndarray
     weights: Weights
@@ -54,82 +51,27 @@ def _pool(
 ) -> tuple[np.ndarray, Weights]:
     dist, den = counts
     rows = np.array(list(dist), dtype=np.int64).reshape(len(dist), -1)
-    return rows, pr.counted(list(dist.values()), den, exact)
+    return rows.T, pr.counted(list(dist.values()), den, exact)
 
 
 @lru_cache(maxsize=4096)
-def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> tuple[Pool, Pool, Pool]:
-    """§5 outcomes of a shooting attack: (all, no crit, at least one crit).
-
-    The split is what Piercing Crits needs (D1); R1 adds one Devastating instance per crit.
-    """
+def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
+    """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
-    c, n = rows[:, 0], rows[:, 1]
-    columns = np.stack(
-        [(c * (MAX_HITS + 1) + n) * SAVE_CELLS, c * devastating, c * (devastating > 0)]
-    )
-    pool = Pool(columns, w)
-    return pool, pool.where(c == 0), pool.where(c >= 1)
+    return Pool(np.stack([rows[0], rows[1], rows[0] * (devastating > 0)]), w)
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
     rows, w = _pool(saves(d, dice, saturate, cursed), exact)
-    cs, ns, k = rows[:, 0], rows[:, 1], rows[:, 2]
-    return Pool(np.stack([cs * (MAX_SAVES + 1) + ns, k, k]), w)
-
-
-@dataclass(frozen=True)
-class HitTables:
-    """Flat tables over (c, n, cs, ns) for one damage profile (R2–R6)."""
-
-    raw_instances: np.ndarray  # rows: damage of the hits that get through (Durable applied),
-    #                            and their number of instances with damage > 0
-    first: np.ndarray  # instances in the first relic group (crits if CD ≥ ND, else normals)
-    second: np.ndarray  # instances in the second relic group
-    raw_first: np.ndarray  # damage when a first-group instance is ignored
-    raw_second: np.ndarray  # damage when a second-group instance is ignored
-
-
-def _flat(table: np.ndarray) -> np.ndarray:
-    """A table over (c, n, cs, ns ≤ saves) laid out flat over every save count (§12), so the
-    cells of the pools index it whatever the number of defence dice."""
-    full = np.zeros((MAX_HITS + 1, MAX_HITS + 1, MAX_SAVES + 1, MAX_SAVES + 1), table.dtype)
-    full[:, :, : table.shape[2], : table.shape[3]] = table
-    return full.ravel()
-
-
-@lru_cache(maxsize=128)
-def hit_tables(
-    critical_damage: int, normal_damage: int, durable: bool, jas: str, saves: int
-) -> HitTables:
-    """R2–R6 for every count (saves up to `saves` defence dice): instances are ordered by
-    damage, crits first on equal damage."""
-    crits, normals = resolve_saves(critical_damage, normal_damage, durable, jas, saves)
-    dur = durable_applies(durable, critical_damage)
-
-    def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
-        return c * critical_damage + n * normal_damage - (dur & (c >= 1))
-
-    crit_instances = crits if critical_damage > 0 else np.zeros_like(crits)
-    normal_instances = normals if normal_damage > 0 else np.zeros_like(normals)
-    if critical_damage >= normal_damage:
-        first, second = crit_instances, normal_instances
-        raw_first, raw_second = raw(crits - 1, normals), raw(crits, normals - 1)
-    else:
-        first, second = normal_instances, crit_instances
-        raw_first, raw_second = raw(crits, normals - 1), raw(crits - 1, normals)
-    first, second, raw_first, raw_second = map(_flat, (first, second, raw_first, raw_second))
-    return HitTables(
-        np.stack([_flat(raw(crits, normals)), first + second]), first, second, raw_first, raw_second
-    )
+    return Pool(rows, w)
 
 
 @dataclass(frozen=True)
 class Outcomes:
-    """Every (attack, defence) outcome pair of an action: raw damage, damage instances and
-    weight, before Feel No Pain."""
+    """Outcome pairs of an action: raw damage, damage instances and weight, before Feel No
+    Pain."""
 
     raw: np.ndarray
     instances: np.ndarray
@@ -146,6 +88,8 @@ class Outcomes:
 
 
 def concatenate(parts: list[Outcomes]) -> Outcomes:
+    if len(parts) == 1:
+        return parts[0]
     den = pr.common(p.weights for p in parts)
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
@@ -154,52 +98,115 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     )
 
 
-def pairs(a: Attacker, d: Defender, exact: bool) -> tuple[np.ndarray, Outcomes]:
-    """Every (attack, defence) outcome pair: its hit-table cell, and the raw damage, instances
-    and weight that Devastating and the curse contribute on their own.
+class Matchup(NamedTuple):
+    """What the pairs of an action depend on: the reduced attack dice with Obscured and
+    Devastating, the defender, the defence dice collected without and with a crit (D1),
+    Saturate and Curse of Rot."""
+
+    attack: AttackDice
+    obscured: bool
+    devastating: int
+    defender: Defender
+    dice: tuple[int, int]
+    saturate: bool
+    cursed: bool
+
+
+def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
+    """The attack outcomes and the defence outcomes they meet (`dice`: the defence dice
+    collected without and with a crit).
 
     The defence dice collected depend on the attack only when Piercing Crits changes them;
     otherwise the whole attack pool meets one defence pool.
     """
-    whole, no_crit, crit = attack_pool(attack_dice(a), a.obscured, a.devastating, exact)
-    dice = collected(a, d, 0), collected(a, d, 1)
-    groups = [(whole, dice[0])] if dice[0] == dice[1] else [(no_crit, dice[0]), (crit, dice[1])]
-    cells, parts = [], []
-    for pool, collected_dice in groups:
-        saves_pool = defence_pool(d, collected_dice, a.saturate, a.curse_of_rot, exact)
-        cell, raw, instances = (pool.columns[:, :, None] + saves_pool.columns[:, None, :]).reshape(
-            3, -1
+    whole, dice = attack_pool(m.attack, m.obscured, m.devastating, exact), m.dice
+    if dice[0] == dice[1]:
+        split = [(whole, dice[0])]
+    else:  # Piercing Crits (D1): the pools with and without a crit collect different dice
+        crit = whole.columns[0] >= 1
+        split = [(whole.where(~crit), dice[0]), (whole.where(crit), dice[1])]
+    return [
+        (hits, defence_pool(m.defender, collected_dice, m.saturate, m.cursed, exact))
+        for hits, collected_dice in split
+    ]
+
+
+@dataclass(frozen=True)
+class Through:
+    """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
+    and damage instances; with relics live, each relic group's instances and the change of
+    raw damage when one of its instances is ignored (R5)."""
+
+    raw: np.ndarray
+    instances: np.ndarray
+    relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+@lru_cache(maxsize=2048)
+def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
+    """Every group's pairs with what gets through the saves, and the two sides' weights.
+
+    Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
+    columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
+    the damage profile and the defender, and an entry is a few arrays of the pairs that occur
+    (kilobytes; as many entries as `action` keeps, so a batch that fits one fits the other).
+    """
+    d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
+    dur = durable_applies(d.durable, cd)
+
+    def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+        return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
+
+    out = []
+    for hits, saves_pool in groups(m, exact):
+        (c, n, extra), (cs, ns, k) = hits.columns[:, :, None], saves_pool.columns[:, None, :]
+        crits, normals = resolve_saves((c, n), (cs, ns), (cd, nd, d.durable), d.just_a_scratch)
+        own = extra * m.devastating + k  # R1 Devastating and R7 curse, outside the saves
+        crit_instances = crits if cd > 0 else 0
+        normal_instances = normals if nd > 0 else 0
+        hit_raw = raw(crits, normals)
+        relic_groups = ()
+        if d.saintly_relics != "NONE":
+            # R5: the first relic group is the higher-damage one, crits on a tie
+            ignore_crit = (crit_instances, raw(crits - 1, normals) - hit_raw)
+            ignore_normal = (normal_instances, raw(crits, normals - 1) - hit_raw)
+            ordered = (ignore_crit, ignore_normal) if cd >= nd else (ignore_normal, ignore_crit)
+            relic_groups = tuple(
+                (np.broadcast_to(g, crits.shape).ravel(), change.ravel()) for g, change in ordered
+            )
+        grid = Through(
+            (own + hit_raw).ravel(),
+            (extra + k + crit_instances + normal_instances).ravel(),
+            relic_groups,
         )
-        num = np.multiply.outer(pool.weights.num, saves_pool.weights.num).ravel()
-        cells.append(cell)
-        parts.append(
-            Outcomes(raw, instances, Weights(num, pool.weights.den * saves_pool.weights.den))
-        )
-    if len(parts) == 1:
-        return cells[0], parts[0]
-    return np.concatenate(cells), concatenate(parts)
+        out.append((grid, hits.weights, saves_pool.weights))
+    return tuple(out)
 
 
 def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
-    saves = max(collected(a, d, 0), collected(a, d, 1))  # cs + ns ≤ the dice collected
-    tables = hit_tables(a.critical_damage, a.normal_damage, d.durable, d.just_a_scratch, saves)
-    cell, base = pairs(a, d, exact)
-    hit_raw, hit_instances = tables.raw_instances[:, cell]
-    saved = Outcomes(base.raw + hit_raw, base.instances + hit_instances, base.weights)
-    if relic is None:
-        return (saved,)
-    first, second = tables.first[cell], tables.second[cell]
-    miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
-    kept = saved.scaled(miss.num[first + second], miss.den)
-    ignored = [
-        Outcomes(saved.raw + extra_raw, saved.instances - 1, saved.weights).scaled(factor, miss.den)
-        for extra_raw, factor in (
-            (tables.raw_first[cell] - hit_raw, miss.num[0] - miss.num[first]),
-            (tables.raw_second[cell] - hit_raw, miss.num[first] - miss.num[first + second]),
+    dice = collected(a, d, 0), collected(a, d, 1)
+    m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
+    parts: list[list[Outcomes]] = [[], []]
+    for grid, hit_weights, save_weights in through(m, exact):
+        num = np.multiply.outer(hit_weights.num, save_weights.num).ravel()
+        saved = Outcomes(grid.raw, grid.instances, Weights(num, hit_weights.den * save_weights.den))
+        if relic is None:
+            parts[0].append(saved)
+            continue
+        (first, first_change), (second, second_change) = grid.relic_groups
+        miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
+        parts[0].append(saved.scaled(miss.num[first + second], miss.den))
+        parts[1].extend(
+            Outcomes(saved.raw + change, saved.instances - 1, saved.weights).scaled(
+                factor, miss.den
+            )
+            for change, factor in (
+                (first_change, miss.num[0] - miss.num[first]),
+                (second_change, miss.num[first] - miss.num[first + second]),
+            )
         )
-    ]
-    return kept, concatenate(ignored)
+    return tuple(concatenate(p) for p in parts if p)
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np.ndarray:

@@ -1,19 +1,19 @@
 """§3 die classification and §4 rolling: first roll, Curse of Rot and every re-roll mode.
 
-Outcomes depend only on how many dice fall in each class, so the first roll is a multinomial
-over classes (crit, normal, cursed, eligible fail), never an enumeration of faces. The one
-face-level fact a re-roll mode can need is a statistic of how the eligible fails split over
-their faces: how many show 1 (re-roll ones) or how many show the most common failed face
-(Ceaseless). Both are counted in closed form per number of fails. Re-rolled dice are folded
-in by class counts. The result is memoised on exactly the fields it depends on:
-(dice, success, critical, reroll, cursed).
+Outcomes depend only on how many dice fall in each class (crit, normal, cursed, eligible
+fail), never on an enumeration of faces. The one face-level fact a re-roll mode can need is a
+statistic of how the eligible dice split over their faces: how many show 1 (re-roll ones) or
+how many show the most common failed face (Ceaseless). Both are counted in closed form per
+number of eligible dice; the dice that are not eligible, and the re-rolled dice, are powers
+of one-die polynomials (`roll_counts`). The result is memoised on exactly the fields it
+depends on: (dice, success, critical, reroll, cursed).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache, lru_cache
-from math import comb, factorial
+from math import comb
 
 from .scenario import Reroll
 
@@ -25,6 +25,8 @@ Outcome = tuple[int, int, int, int]
 
 ONES_MODES = frozenset({"REROLL_ONES", "ONES_AND_BALANCED"})
 CEASELESS_MODES = frozenset({"CEASELESS", "CEASELESS_AND_BALANCED"})
+NORMALS_MODES = frozenset({"CRIT_FISH"})
+"""Modes that re-roll normal successes as well as fails."""
 
 
 def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
@@ -33,17 +35,22 @@ def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, i
     With Curse of Rot every 3 of the first roll is a cursed fail, whatever it would have been.
     Callers clamp `critical` to ≥ `success` first (§3: only successes can be critical).
     """
-    faces = [f for f in range(1, FACES + 1) if not (cursed and f == CURSED_FACE)]
-    crit = sum(f >= critical for f in faces)
-    normal = sum(success <= f < critical for f in faces)
-    return crit, normal, FACES - len(faces), len(faces) - crit - normal
+    crit, normal, fail = FACES + 1 - critical, critical - success, success - 1
+    if not cursed:
+        return crit, normal, 0, fail
+    if critical <= CURSED_FACE:
+        return crit - 1, normal, 1, fail
+    if success <= CURSED_FACE:
+        return crit, normal - 1, 1, fail
+    return crit, normal, 1, fail - 1
 
 
-def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int, normals: int) -> int:
+def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     """How many dice each re-roll mode re-rolls (§4.3).
 
-    `eligible` failed dice may be re-rolled (cursed dice never are), `ones` of them show a 1,
-    `most` show the most common failed face; only CRIT_FISH re-rolls the `normals` too.
+    `eligible` dice may be re-rolled: the failed ones (cursed dice never are), and for the
+    modes of NORMALS_MODES (CRIT_FISH) the normal successes too; `ones` of them show a 1,
+    `most` show the most common failed face.
     """
     if reroll == "NONE":
         return 0
@@ -51,10 +58,8 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int, normals:
         return min(eligible, 1)
     if reroll == "DOUBLE_BALANCED":
         return min(eligible, 2)
-    if reroll == "RELENTLESS":
+    if reroll in ("RELENTLESS", "CRIT_FISH"):
         return eligible
-    if reroll == "CRIT_FISH":
-        return eligible + normals
     if reroll == "REROLL_ONES":
         return ones
     if reroll == "CEASELESS":
@@ -87,39 +92,27 @@ def fail_splits(reroll: Reroll, faces: int, fails: int) -> list[tuple[int, int, 
     return [(0, 0, faces**fails)]
 
 
-def first_roll(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
-) -> dict[tuple[int, int, int, int, int], int]:
-    """The first roll as the re-roll mode sees it: (crits, normals kept, fails kept, cursed,
-    dice re-rolled) -> number of face sequences (of 6**dice)."""
-    pc, pn, pk, pf = face_classes(success, critical, cursed)
-    fact = [factorial(i) for i in range(dice + 1)]
-    groups: dict[tuple[int, int, int, int, int], int] = {}
-    for c in range(dice + 1 if pc else 1):
-        for n in range(dice - c + 1 if pn else 1):
-            for k in range(dice - c - n + 1 if pk else 1):
-                f = dice - c - n - k
-                if f and not pf:
-                    continue
-                ways = fact[dice] // (fact[c] * fact[n] * fact[k] * fact[f]) * pc**c * pn**n
-                ways *= pk**k
-                for ones, most, split in fail_splits(reroll, pf, f):
-                    m = rerolled_count(reroll, f, ones, most, n)
-                    normals = n - max(0, m - f)  # only CRIT_FISH re-rolls normals
-                    key = (c, normals, f + k - min(m, f), k, m)
-                    groups[key] = groups.get(key, 0) + ways * split
-    return groups
+def _rerolled_by_eligible(reroll: Reroll, faces: int, dice: int) -> list[dict[int, int]]:
+    """For every number f of eligible dice (of `faces` faces): the number re-rolled m ->
+    face sequences of those f dice, each kept die counted 6 times (its unused second roll)."""
+    table = []
+    for f in range(dice + 1):
+        ways: dict[int, int] = {}
+        for ones, most, split in fail_splits(reroll, faces, f):
+            m = rerolled_count(reroll, f, ones, most)
+            ways[m] = ways.get(m, 0) + split * FACES ** (f - m)
+        table.append(ways)
+    return table
 
 
-def _packed(groups: dict[tuple[int, int, int, int, int], int], dice: int, width: int) -> list[int]:
-    """The kept dice of the first roll as one integer per number re-rolled (index m): the
-    ways of (c, n, k) sit in slot (c·(dice+1) + n)·(K+1) + k, `width` bytes each."""
-    cursed = 1 + max((k for _, _, _, k, _ in groups), default=0)
-    slots = [bytearray((dice + 1) ** 2 * cursed * width) for _ in range(dice + 1)]
-    for (c, n, _, k, m), w in groups.items():
-        at = ((c * (dice + 1) + n) * cursed + k) * width
-        slots[m][at : at + width] = (w * FACES ** (dice - m)).to_bytes(width, "little")
-    return [int.from_bytes(b, "little") for b in slots]
+Die = tuple[tuple[int, int], ...]
+"""A one-die polynomial on packed integers: (shift in bits of the class's slot, faces)."""
+
+
+def _times(packed: int, die: Die) -> int:
+    """`packed` times a one-die polynomial: a shift-and-add per class, linear in its size
+    (a product of two packed integers would be quadratic)."""
+    return sum(faces * (packed << shift) for shift, faces in die if faces)
 
 
 @lru_cache(maxsize=4096)
@@ -130,33 +123,48 @@ def roll_counts(
     over one denominator (6**(2·dice): every die may be rolled twice).
 
     With Curse of Rot each first-roll 3 is a cursed FAIL that is never re-rolled; the re-roll
-    mode picks how many dice are re-rolled; re-rolled dice are classified normally (a re-rolled
-    3 is not cursed). The kept dice of each number of re-rolls m meet m fresh dice, U**m for
-    U = pc·x + pn·y + pf one die: the sum over m is a polynomial in U, evaluated by Horner's
-    rule on the slots of one big integer per m (a shift-and-add per die, no product of tables).
+    mode picks how many of the eligible dice are re-rolled; re-rolled dice are classified
+    normally (a re-rolled 3 is not cursed).
+
+    Why polynomials: the dice that cannot be re-rolled are independent of the rest, one die
+    being A = 6·(pc·x + pn·y + pk·z) (6: its unused second roll), and a re-rolled die is
+    U = pc·x + pn·y + pf, its faces uncursed. So the roll is, over f eligible dice and m
+    re-rolled, Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m: a polynomial in (x, y, z)
+    whose coefficients are the counts. Each polynomial is one integer with a slot of `width`
+    bytes per monomial x**c·y**n·z**k (Kronecker substitution); A's powers and Horner's rule
+    in U are shift-and-adds, and the slots are read once at the end.
     """
     critical = max(critical, success)
-    groups = first_roll(dice, success, critical, reroll, cursed)
-    denominator = FACES ** (2 * dice)
-    width = denominator.bit_length() // 8 + 1
-    top_k = max((k for _, _, _, k, _ in groups), default=0)
-    packed = _packed(groups, dice, width)
-    n_step = (top_k + 1) * width * 8
-    c_step = (dice + 1) * n_step
-    pc, pn, pf = FACES + 1 - critical, critical - success, success - 1
-    total = packed[dice]
-    for m in range(dice - 1, -1, -1):
-        total = ((total << c_step) * pc + (total << n_step) * pn + total * pf) + packed[m]
-    raw = total.to_bytes((dice + 1) ** 2 * (top_k + 1) * width, "little")
+    pc, pn, pk, pf = face_classes(success, critical, cursed)
+    uc, un, _, uf = face_classes(success, critical, cursed=False)
+    normals_eligible = reroll in NORMALS_MODES
+    width = (FACES ** (2 * dice)).bit_length() // 8 + 1
+    k_slots = dice + 1 if pk else 1
+    z, y = 8 * width, 8 * width * k_slots
+    x = y * (dice + 1)
+    kept: Die = ((x, FACES * pc), (y, 0 if normals_eligible else FACES * pn), (z, FACES * pk))
+    powers = [1]
+    for _ in range(dice):
+        powers.append(_times(powers[-1], kept))
+    by_rerolled = [0] * (dice + 1)
+    eligible = pf + pn if normals_eligible else pf
+    for f, ways in enumerate(_rerolled_by_eligible(reroll, eligible, dice)):
+        for m, w in ways.items():
+            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
+    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
+    total = by_rerolled[top]
+    for m in range(top - 1, -1, -1):
+        total = _times(total, ((x, uc), (y, un), (0, uf))) + by_rerolled[m]
+    raw = total.to_bytes((dice + 1) ** 2 * k_slots * width, "little")
     result: dict[Outcome, int] = {}
     for c in range(dice + 1):
         for n in range(dice + 1 - c):
-            for k in range(top_k + 1):
-                at = ((c * (dice + 1) + n) * (top_k + 1) + k) * width
+            for k in range(min(k_slots, dice + 1 - c - n)):
+                at = ((c * (dice + 1) + n) * k_slots + k) * width
                 ways = int.from_bytes(raw[at : at + width], "little")
                 if ways:
                     result[(c, n, dice - c - n, k)] = ways
-    return result, denominator
+    return result, FACES ** (2 * dice)
 
 
 def roll(

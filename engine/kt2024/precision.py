@@ -76,14 +76,14 @@ def binomials(p: Fraction, top: int, exact: bool) -> Weights:
 
     Memoised and shared: callers must not modify the table.
     """
-    q = 1 - p
+    a, b, base = p.numerator, p.denominator - p.numerator, p.denominator
     table = zeros((top + 1, top + 1), exact)
-    den = p.denominator**top if exact else 1
+    den = base**top
     for k in range(top + 1):
         for i in range(k + 1):
-            term = comb(k, i) * p**i * q ** (k - i)
-            table[k, i] = int(term * den) if exact else float(term)
-    return Weights(table, den)
+            ways = comb(k, i) * a**i * b ** (k - i) * base ** (top - k)  # term · den, an int
+            table[k, i] = ways if exact else ways / den  # int / int rounds as float(term)
+    return Weights(table, den if exact else 1)
 
 
 def values(w: Weights, exact: bool) -> list[Fraction] | list[float]:

@@ -9,15 +9,13 @@ follow each other on the distribution of starting wounds while both fighters sta
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from .. import collector
 from . import budgets, flat, kernels
 from .fighter import Fight
 from .projection import Projection
@@ -245,27 +243,10 @@ def fighter_result(
     )
 
 
-@contextmanager
-def without_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector (if on) for the computation.
-
-    A fight allocates a great many small acyclic tuples into growing memo tables, and the
-    collector's passes over them cost about a quarter of the time; reference counting frees
-    everything anyway when the per-fight memos are dropped.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def evaluate(fight: Fight) -> FightResult:
     """The fight's outputs, exact (`Fraction`) when `options.exact`, else float64."""
     exact = fight.options.exact
-    with without_cyclic_gc():
+    with collector.paused():  # a fight's memo tables: many small acyclic tuples
         finals = final_wounds(fight, exact)
     zero = Fraction(0) if exact else 0.0
     return FightResult(

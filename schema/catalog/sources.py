@@ -24,14 +24,13 @@ Ids are stable across reloads of the same data, readable, and unique:
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from engine import collector
 from schema.catalog.model import Catalog, KillTeam, Operative, Weapon, WeaponProfile
 from schema.catalog.provenance import CatalogProblem, Source, digest
 from schema.importers.result import ImportedOperative, ImportedProfile, ImportResult, Problem
@@ -186,26 +185,13 @@ def paths(spec: str) -> list[str]:
     return [part.strip() for part in spec.split(",") if part.strip()]
 
 
-@contextlib.contextmanager
-def _no_collections() -> Iterator[None]:
-    """Hold the garbage collector off while a catalog is built: every object made lives on
-    (the catalog is kept for the process's life), so a collection in the middle frees
-    nothing and walks everything made so far; with the service's modules loaded that was
-    a third of the load. The service freezes what it built at start-up right after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def load_sources(spec: str, ruleset: str = "kt2024") -> Catalog:
     """The catalog of every comma-separated source in `spec`. Raises SourceError."""
     if not paths(spec):
         raise SourceError("no catalog source given")
-    with _no_collections():
+    # every object made lives as long as the catalog: a collection would free nothing (the
+    # service freezes what it built at start-up right after)
+    with collector.paused():
         return _load(spec, ruleset)
 
 

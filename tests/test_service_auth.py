@@ -209,7 +209,14 @@ def test_keys_are_never_logged(guarded):
 
 
 def test_replicas_share_one_bucket_in_redis(redis_url):
-    settings = {"api_keys": f"{KEYS['limit']},{KEYS['spare']}", "rate_limit_burst": 4, **SLOW}
+    # a generous Redis timeout: this is about sharing one bucket, and a call slower than the
+    # default 0.1 s (a loaded machine) would rightly fall back to the replica's own bucket
+    settings = {
+        "api_keys": f"{KEYS['limit']},{KEYS['spare']}",
+        "rate_limit_burst": 4,
+        "redis_timeout": 5,
+        **SLOW,
+    }
     with (
         serving(redis_url=redis_url, **settings) as one,
         serving(redis_url=redis_url, **settings) as two,

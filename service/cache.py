@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -113,6 +114,39 @@ class LRU:
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class ByteLRU:
+    """Encoded answers kept by key within a byte budget (key and value both count), least
+    recently used evicted first; a pair above an eighth of the budget is not kept, so one
+    huge answer cannot flush every other. Thread-safe: team matchups render in pool threads.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._data: OrderedDict[bytes | str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes | str) -> bytes | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: bytes | str, value: bytes) -> None:
+        cost = len(key) + len(value)
+        if cost > self.budget // 8:
+            return
+        with self._lock:
+            if key in self._data:
+                return
+            self._data[key] = value
+            self.size += cost
+            while self.size > self.budget:
+                old_key, old_value = self._data.popitem(last=False)
+                self.size -= len(old_key) + len(old_value)
 
 
 class Breaker:

@@ -13,7 +13,6 @@ negotiated media type and the request, and gives back the status and the body (a
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +34,7 @@ from schema.limits import too_many_matchups, versus_too_large
 from service import auth, costs, graphql_http, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
+from service.cache import ByteLRU
 from service.compute import (
     BudgetExceeded,
     Computer,
@@ -152,38 +152,26 @@ class Replies:
     repeated request (same document, same variables) is answered with the bytes of an
     earlier reply. Only a reply without errors and without `"cached":false` is kept: such a
     reply says exactly what re-executing would say, `cached: true` included. Bodies and
-    replies count against a byte budget, least recently used evicted first; a pair above an
-    eighth of the budget (a big grid) is not kept — its cells are cached one by one anyway.
+    replies count against a byte budget (`service.cache.ByteLRU`): a pair above an eighth of
+    it (a big grid) is not kept — its cells are cached one by one anyway.
     """
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self.size = 0
-        self._entries: OrderedDict[bytes, bytes] = OrderedDict()
+        self._entries = ByteLRU(budget)
 
     def get(self, key: bytes) -> bytes | None:
         reply = self._entries.get(key)
-        if reply is None:
-            REPLY_MISS.inc()
-            return None
-        REPLY_HIT.inc()
-        self._entries.move_to_end(key)
+        (REPLY_MISS if reply is None else REPLY_HIT).inc()
         return reply
 
     def offer(self, key: bytes, status: int, answer: dict[str, Any], reply: bytes) -> None:
         """Keep `reply` (the encoded `answer`) for `key` if it may be replayed."""
-        cost = len(key) + len(reply)
-        if status != 200 or cost > self.budget // 8 or b'"cached":false' in reply:
+        if status != 200 or b'"cached":false' in reply:
             return
         if "errors" in answer or not answer.get("data"):
             return
-        if key in self._entries:
-            return
-        self._entries[key] = reply
-        self.size += cost
-        while self.size > self.budget:
-            old_body, old_reply = self._entries.popitem(last=False)
-            self.size -= len(old_body) + len(old_reply)
+        self._entries.put(key, reply)
 
 
 def startup(state: Any) -> None:

@@ -11,8 +11,6 @@ request's time budget, and rendered as JSON, or as CSV on `Accept: text/csv`, wi
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -26,7 +24,7 @@ from engine.errors import InputError
 from schema.answers.team_matchup import TeamMatchupAnswer
 from service import auth, costs, validators
 from service import team_matchup as teams
-from service.cache import Tier
+from service.cache import ByteLRU, Tier
 from service.compute import Computer, Job, Result
 from service.http import answers_errors, computer, json_body
 from service.openapi import Components, error_responses, operation
@@ -77,34 +75,21 @@ async def run_team_matchup(
 
 
 class Rendered:
-    """Rendered team matchups by their strong ETag, within a byte budget (least recently
-    used evicted first; an answer above an eighth of the budget is not kept).
+    """Rendered team matchups by their strong ETag (`service.cache.ByteLRU`'s budget).
 
     The ETag digests everything the body is made of (`team_matchup.identity`), so a warm
     matchup is its cells' lookups (for `Cache-Status`) and these bytes: not assembled,
     compared and serialised again (a thousand cells, a megabyte of JSON)."""
 
     def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.size = 0
-        self._bodies: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()  # bodies are rendered in pool threads
+        self.bodies = ByteLRU(budget)
 
     def get(self, tag: str, render: Callable[[], bytes]) -> bytes:
-        with self._lock:
-            found = self._bodies.get(tag)
-            if found is not None:
-                self._bodies.move_to_end(tag)
-                return found
-        body = render()
-        if len(body) <= self.budget // 8:
-            with self._lock:
-                if tag not in self._bodies:
-                    self._bodies[tag] = body
-                    self.size += len(body)
-                while self.size > self.budget:
-                    self.size -= len(self._bodies.popitem(last=False)[1])
-        return body
+        found = self.bodies.get(tag)
+        if found is None:
+            found = render()
+            self.bodies.put(tag, found)
+        return found
 
 
 RENDERED = Rendered(32 * 1024 * 1024)

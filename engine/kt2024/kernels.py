@@ -129,8 +129,7 @@ def tactical(
     the facts of its moment given (`table.Table._facts`; `plain`: D0, D1 or D3 holds): the
     choice of a fighter playing STRIKE (what the projections of D5 have the other play) and
     X's own, or COMPARE where D5 compares its projections (`weighed`). The one home of the
-    heuristic decisions: the wounds grid (`decide`) and the cell-by-cell path
-    (`projection`, through `py_func`) both ask it."""
+    heuristic decisions, which `decide` asks at every cell."""
     if plain or target <= struck:  # D0, D1, D3; D2
         return hit, hit
     if block >= 0 and target <= reach:  # D4

@@ -214,24 +214,23 @@ class Flat:
                 outcomes += [(a, d, self.node_of(nxt, by_moment)) for (a, d), nxt in after]
                 outcome_first.append(len(outcomes))
             duel_first.append(len(codes))
-        duels = (
+        columns = np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3).T
+        duels = kernels.Duels(
             np.array(duel_first, dtype=np.int64),
             np.array(codes, dtype=np.int64),
             np.array(outcome_first, dtype=np.int64),
-            np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3),
+            *(np.ascontiguousarray(column) for column in columns),
         )
-        (
-            self.act_start,
-            self.position,
-            self.br_start,
-            br_a,
-            br_d,
-            self.br_next,
-            self.br_dmg,
-            self.br_lift,
-        ) = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
+        found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
+        self.act_start, self.position, self.br_start = (
+            found.act_start,
+            found.position,
+            found.br_start,
+        )
+        self.br_next, self.br_dmg, self.br_lift = found.next, found.damage, found.lift
         """`br_lift`: per outcome, the exponent of 6 its odds' numerator is raised by to carry
         the next node's numerators (over 6**exponent there) to its own node's."""
+        br_a, br_d = found.odds_a, found.odds_d
         key = br_a * 64 + br_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
@@ -417,7 +416,9 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     )
     graph = graph._replace(heuristic=heuristic)
     if flat.optimal:
-        bounds = (reached, ends, kernels.exposure(graph, branches, openings, flat.rounds))
+        bounds = kernels.Bounds(
+            reached, ends, kernels.exposure(graph, branches, openings, flat.rounds)
+        )
         choices = solved(flat, graph, branches, openings, bounds, solving)
     else:
         choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
@@ -438,7 +439,7 @@ def solved(
     graph: kernels.Graph,
     branches: kernels.Outcomes,
     openings: kernels.Openings,
-    bounds: tuple[np.ndarray, np.ndarray, np.ndarray],
+    bounds: kernels.Bounds,
     solving: tuple[int, ...],
 ) -> np.ndarray:
     """OPTIMAL's choices (`kernels.solve`), its outcomes' odds also as the integers that carry
@@ -449,8 +450,7 @@ def solved(
     scaled_openings = openings._replace(word=word, res=res)
     primes = np.array(solving, dtype=np.int64)
     exactly = kernels.Exact(
-        primes,
-        1.0 / primes,
+        kernels.Moduli(primes, 1.0 / primes),
         *powers6(solving, flat.deepest),
         garner(solving),
         flat.step,
@@ -489,7 +489,7 @@ def pushed(
             flat.start,
             height,
             width,
-            (column, 1.0 / column),
+            kernels.Moduli(column, 1.0 / column),
         )
         found.append(finals_r if primes else finals_f)
     return found[0] if not pushing else np.concatenate(found, axis=1)

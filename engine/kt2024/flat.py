@@ -378,25 +378,7 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     building what the next takes."""
     lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
-    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
-    no_residues = np.zeros((0, 0), dtype=np.int64)  # `res`: `solve`'s and `push`'s
-    branches = kernels.Outcomes(
-        flat.br_start,
-        floats(flat.distinct)[flat.br_odds],
-        unscaled,
-        no_residues,
-        flat.br_next,
-        flat.br_dmg,
-    )
-    openings = kernels.Openings(
-        flat.op_start,
-        roll_floats(flat),
-        unscaled,
-        no_residues,
-        flat.op_la,
-        flat.op_lb,
-        flat.op_node,
-    )
+    branches, openings = odds(flat)
     height, width = flat.cells // flat.width, flat.width
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
@@ -432,6 +414,31 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         divmod(c, width): value(n, den, True)
         for c, n in zip(held.tolist(), numerators(finals[held], pushing, largest), strict=True)
     }
+
+
+def odds(flat: Flat) -> tuple[kernels.Outcomes, kernels.Openings]:
+    """Every outcome's and opening's odds as floats, with the rest of their records (the
+    residues are `push`'s and `solve`'s to add)."""
+    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
+    no_residues = np.zeros((0, 0), dtype=np.int64)  # `res`: `solve`'s and `push`'s
+    branches = kernels.Outcomes(
+        flat.br_start,
+        floats(flat.distinct)[flat.br_odds],
+        unscaled,
+        no_residues,
+        flat.br_next,
+        flat.br_dmg,
+    )
+    openings = kernels.Openings(
+        flat.op_start,
+        roll_floats(flat),
+        unscaled,
+        no_residues,
+        flat.op_la,
+        flat.op_lb,
+        flat.op_node,
+    )
+    return branches, openings
 
 
 def solved(

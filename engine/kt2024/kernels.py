@@ -779,7 +779,10 @@ def push(
     pushes it down the nodes, each (node, cell) split by the mover's choice there and by its
     action's odds; mass where a fighter falls leaves for the finals (the extra last row of
     `mass`) at once, the rest ends the sequence per relics used and starts the next. Only
-    the cells `reach` found are visited (and zeroed before each sequence)."""
+    the cells `reach` found are visited (and zeroed before each sequence). Long because a
+    sequence's passes (zero, roll, push) share its arrays and run in order; the push is one
+    loop nest, its per-outcome step inlined (`_move`: called, not inlined, push took 5 times
+    as long on bench_fight's heuristic fights)."""
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
@@ -825,7 +828,7 @@ def push(
                         node = nodes if target <= dmg else branches.next[o]
                         wa, wb = struck(a, b, x, dmg)
                         _move(mass, node, wa * width + wb, mass, i, cell, branches, o, moduli)
-    finals_f, finals_r = mass.f[nodes], mass.res[nodes]
+    finals_f, finals_r = mass.f[nodes].copy(), mass.res[nodes].copy()  # not views: mass goes
     for relics in range(RELICS):
         for cell in range(cells):
             finals_f[cell] += ends.f[relics, cell]

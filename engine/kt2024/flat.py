@@ -61,8 +61,9 @@ ROW_BITS = 63
 one int64. §12 allows 30 wounds."""
 
 MEMORY_BUDGET = 1024 * 2**20
-"""Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.fits`);
-fights needing more are refused rather than left to exhaust the process."""
+"""Bytes the compiled loops' arrays of one fight may take at their peak (`Flat.footprint`);
+fights needing more even with one prime a pass of `push` are refused rather than left to
+exhaust the process."""
 
 
 def exponents(sequence: Sequence) -> tuple[int, int, int]:
@@ -315,8 +316,8 @@ class Flat:
 
 
 def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:
-    """Per fighter, `pick` of its own F1 and F2 outcome for every joint roll (in the order of
-    `Sequence.rolls`, A's outer), as arrays of joint rolls × picked fields."""
+    """Per fighter, `pick` of its own F1 and F2 outcome for every joint roll (A's outcomes
+    outer, B's inner), as arrays of joint rolls × picked fields."""
     mine, theirs = (
         np.array([pick(r) for r in rolls], dtype=np.int64) for rolls in sequence.openings
     )

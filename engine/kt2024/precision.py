@@ -151,10 +151,6 @@ def odds_of(p: Fraction) -> Odds:
     return (p.numerator * (power6(d) // p.denominator), d)
 
 
-def times(p: Odds, q: Odds) -> Odds:
-    return (p[0] * q[0], p[1] + q[1])
-
-
 def floats(odds: list[Odds]) -> np.ndarray:
     """a / 6**d as floats, per odds."""
     return np.array([a / power6(d) for a, d in odds])

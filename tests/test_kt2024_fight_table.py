@@ -46,7 +46,7 @@ def states(table: Table) -> list[tuple[int, tuple[dict, dict]]]:
             s = status(int(sides[x].crits[n]), int(sides[x].normals[n]), WOUNDS, 0)
             for k in table.kept[x]:
                 s[ORACLE_FLAG[k]] = (
-                    int(sides[x].flags[k][n]) if FLAGS[k] > 2 else bool(sides[x].flags[k][n])
+                    int(sides[x].flags[k][n]) if FLAGS[k].values > 2 else bool(sides[x].flags[k][n])
                 )
             pair.append(s)
         found.append((int(active[n]), (pair[0], pair[1])))

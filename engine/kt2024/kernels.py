@@ -25,11 +25,12 @@ of milliseconds, compiled it is a few.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 import numpy as np
 from numba import njit
 
+from .fighter import Strategy
 from .precision import Garner
 from .table import Moves
 
@@ -162,15 +163,9 @@ class Openings(NamedTuple):
     node: Array
 
 
-MAX_DAMAGE, MIN_DAMAGE_TO_SELF, STRIKE, PARRY, OPTIMAL = range(5)
-"""Strategies as the loops know them."""
-STRATEGY = {
-    "MAX_DAMAGE": MAX_DAMAGE,
-    "MIN_DAMAGE_TO_SELF": MIN_DAMAGE_TO_SELF,
-    "STRIKE": STRIKE,
-    "PARRY": PARRY,
-    "OPTIMAL": OPTIMAL,
-}
+STRATEGY = {name: code for code, name in enumerate(get_args(Strategy))}
+"""Strategies as the loops know them: their codes, in `fighter.Strategy`'s order."""
+MAX_DAMAGE, MIN_DAMAGE_TO_SELF, STRIKE, PARRY, OPTIMAL = STRATEGY.values()
 COMPARE = -2
 """`tactical`'s answer where D5 compares two projections (`weighed` then chooses)."""
 
@@ -238,6 +233,12 @@ def mulmod(a: int, b: int, p: int, inverse: float) -> int:
 def addmod(a: int, b: int, p: int) -> int:
     s = a + b
     return s - p if s >= p else s
+
+
+@inline
+def muladd(acc: int, a: int, b: int, p: int, inverse: float) -> int:
+    """acc + a·b modulo p: one term of a weighted sum of residues."""
+    return addmod(acc, mulmod(a, b, p, inverse), p)
 
 
 @inline
@@ -423,12 +424,6 @@ def reach(
     moved to a lower row when A does."""
     mover, ended, act_start = graph.mover, graph.ended, graph.act_start
     br_start, br_next, br_dmg = branches.start, branches.next, branches.damage
-    op_start, op_la, op_lb, op_node = (
-        openings.start,
-        openings.curse_a,
-        openings.curse_b,
-        openings.node,
-    )
     nodes = len(mover)
     reached = np.zeros((rounds, nodes, height), np.int64)
     ends = np.zeros((rounds, RELICS, height), np.int64)
@@ -441,9 +436,9 @@ def reach(
             for a in range(1, height):
                 for b in range(1, width):
                     if starts[relics, a] >> b & 1:
-                        for o in range(op_start[relics], op_start[relics + 1]):
-                            row = max(0, a - op_la[o])
-                            seen[op_node[o], row] |= 1 << max(0, b - op_lb[o])
+                        for o in range(openings.start[relics], openings.start[relics + 1]):
+                            row = max(0, a - openings.curse_a[o])
+                            seen[openings.node[o], row] |= 1 << max(0, b - openings.curse_b[o])
         for i in range(nodes - 1, -1, -1):
             x = mover[i]
             for a in range(1, height):  # row 0: A is down, nothing moves on
@@ -622,10 +617,13 @@ def solve(
                                 cf[c, v] += br_p[o] * f[nxt, moved, v]
                                 cw[c, v] += br_word[o] * w[nxt, moved, v]
                                 for q in range(k):
-                                    term = mulmod(
-                                        br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q]
+                                    cr[c, v, q] = muladd(
+                                        cr[c, v, q],
+                                        br_res[o, q],
+                                        r[nxt, moved, v, q],
+                                        primes[q],
+                                        inverses[q],
                                     )
-                                    cr[c, v, q] = addmod(cr[c, v, q], term, primes[q])
                     best = 0
                     for c in range(1, tried):
                         wins = False
@@ -689,11 +687,12 @@ def _rolled(
                         starts.f[relics, cell, v] += openings.p[o] * f[node, moved, v]
                         starts.w[relics, cell, v] += openings.word[o] * w[node, moved, v]
                         for q in range(len(primes)):
-                            term = mulmod(
-                                openings.res[o, q], r[node, moved, v, q], primes[q], inverses[q]
-                            )
-                            starts.res[relics, cell, v, q] = addmod(
-                                starts.res[relics, cell, v, q], term, primes[q]
+                            starts.res[relics, cell, v, q] = muladd(
+                                starts.res[relics, cell, v, q],
+                                openings.res[o, q],
+                                r[node, moved, v, q],
+                                primes[q],
+                                inverses[q],
                             )
 
 
@@ -734,8 +733,13 @@ def _move(
     primes, inverses = moduli.primes, moduli.inverses
     mass.f[node, moved] += odds.p[o] * source.f[row, cell]
     for q in range(len(primes)):
-        term = mulmod(odds.res[o, q], source.res[row, cell, q], primes[q], inverses[q])
-        mass.res[node, moved, q] = addmod(mass.res[node, moved, q], term, primes[q])
+        mass.res[node, moved, q] = muladd(
+            mass.res[node, moved, q],
+            odds.res[o, q],
+            source.res[row, cell, q],
+            primes[q],
+            inverses[q],
+        )
 
 
 @jit

@@ -16,6 +16,7 @@ die-by-die oracle they are checked against is `tests/kt2024_fight_oracle.py`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import cached_property, lru_cache
 from operator import itemgetter
@@ -26,6 +27,7 @@ import numpy as np
 from . import budgets
 from .fighter import Fighter
 from .precision import Odds
+from .scenario import AttackDice
 
 CRIT_STRIKE, NORMAL_STRIKE, CRIT_PARRY, NORMAL_PARRY = range(4)
 """The action codes, in the tie-break order of §9.8 O4."""
@@ -62,37 +64,36 @@ table may hold; beyond it a fight is refused rather than left to exhaust the pro
 largest §12 fight, 8 attacks a side with Feel No Pain, Relics (2D6), Murderous Entrance,
 Hammerhand and Durable on both sides, reaches 281,840 moments (× 9): 4.6 s, 850 MB."""
 
+
+class Flag(NamedTuple):
+    """One flag of §9.1's state beyond the unresolved successes."""
+
+    values: int
+    read: Callable[[Fighter], bool]
+    """Whether a fighter's rules read it (else it stays false all sequence and the moments do
+    not carry it)."""
+
+
 FLAGS = {
-    "struck": 2,
-    "crit_struck": 2,
-    "jas_used": 2,
-    "durable_used": 2,
-    "half_used": 2,
-    "relic_used_this_sequence": 2,
-    "relics_used": 3,
+    "struck": Flag(2, lambda f: f.hammerhand2021),
+    "crit_struck": Flag(2, remembers_crit_strike),
+    "jas_used": Flag(2, lambda f: f.just_a_scratch != "NONE"),
+    "durable_used": Flag(2, lambda f: f.durable),
+    "half_used": Flag(2, lambda f: f.half_damage_first_strike),
+    "relic_used_this_sequence": Flag(2, lambda f: f.saintly_relics != "NONE"),
+    "relics_used": Flag(3, lambda f: f.saintly_relics != "NONE"),
 }
-"""The state of §9.1 beyond the unresolved successes, as `Status` names it, with the number
-of values each takes."""
+"""The flags, as `Status` names them."""
 
-
-MELEE = (
-    "normal_damage",
-    "critical_damage",
-    "brutal",
-    "shock",
-    "stun2021",
-    "storm_shield2021",
-    "hammerhand2021",
-    "dueller2021",
-    "murderous_entrance2021",
-    "just_a_scratch",
-    "durable",
-    "half_damage_first_strike",
-    "feel_no_pain",
-    "saintly_relics",
+UNREAD = {f.name for f in dataclasses.fields(AttackDice)} - {"normal_damage", "critical_damage"}
+MELEE = tuple(
+    f.name
+    for f in dataclasses.fields(Fighter)
+    if f.name not in UNREAD | {"wounds", "strategy", "duelist"}
 )
-"""The fighter fields the table's rules read: fights whose fighters agree on these (whatever
-their dice, wounds, strategies, Feel No Pain or Relics) share one table."""
+"""The fighter fields the table's rules read: its damage and its rules of §2.2 but Duelist
+(F3, `sequence`); fights whose fighters agree on these (whatever their dice, wounds or
+strategies) share one table."""
 
 
 def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]) -> Table:
@@ -104,17 +105,7 @@ def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int
 
 def kept_flags(f: Fighter) -> tuple[str, ...]:
     """The flags of fighter f that some rule reads (the others stay false all sequence)."""
-    relics = f.saintly_relics != "NONE"
-    rules = {
-        "struck": f.hammerhand2021,
-        "crit_struck": remembers_crit_strike(f),
-        "jas_used": f.just_a_scratch != "NONE",
-        "durable_used": f.durable,
-        "half_used": f.half_damage_first_strike,
-        "relic_used_this_sequence": relics,
-        "relics_used": relics,
-    }
-    return tuple(name for name in FLAGS if rules[name])
+    return tuple(name for name, flag in FLAGS.items() if flag.read(f))
 
 
 class Side(NamedTuple):
@@ -131,6 +122,12 @@ class Side(NamedTuple):
             return np.zeros(self.crits.shape, dtype=int if name == "relics_used" else bool)
         return found
 
+    def once(self, name: str, where: np.ndarray) -> tuple[np.ndarray, Side]:
+        """Where `where` holds and flag `name` is still clear (a rule's first time in the
+        sequence), and the side with the flag set there."""
+        first = where & ~self.flag(name)
+        return first, self.set(**{name: self.flag(name) | first})
+
     def set(self, **changes: np.ndarray) -> Side:
         """A copy with some fields changed (flags a fighter does not keep are dropped)."""
         flags = self.flags
@@ -142,18 +139,12 @@ class Side(NamedTuple):
     def successes(self) -> np.ndarray:
         return self.crits + self.normals
 
-    def rows(self, index: np.ndarray) -> Side:
-        """The side at some moments only."""
+    def map(self, fn: Callable[..., np.ndarray], *others: Side) -> Side:
+        """`fn` of each of the side's arrays (and the same array of each of `others`)."""
         return Side(
-            self.crits[index], self.normals[index], {k: v[index] for k, v in self.flags.items()}
-        )
-
-    def twice(self) -> Side:
-        """The side at its moments, then at the same moments again."""
-        return Side(
-            np.tile(self.crits, 2),
-            np.tile(self.normals, 2),
-            {k: np.tile(v, 2) for k, v in self.flags.items()},
+            fn(self.crits, *(o.crits for o in others)),
+            fn(self.normals, *(o.normals for o in others)),
+            {k: fn(v, *(o.flags[k] for o in others)) for k, v in self.flags.items()},
         )
 
 
@@ -162,33 +153,34 @@ def halved(dmg: np.ndarray) -> np.ndarray:
     return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
 
 
+def durable_triggers(attacker: Fighter) -> bool:
+    """S3: whether the attacker's crits are big enough (4 or more) for Durable to lessen."""
+    return attacker.critical_damage >= 4
+
+
 def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
     """S1–S7 of one strike per moment (`crit`: a CRIT strike, else a NORMAL one): the damage
     before Relics and Feel No Pain, and both sides after it."""
     xs = xs.set(crits=xs.crits - crit, normals=xs.normals - ~crit)  # S1
     dmg = np.where(crit, fx.critical_damage, fx.normal_damage)  # S2
     if fy.durable:  # S3
-        durable = crit & ~ys.flag("durable_used")
-        ys = ys.set(durable_used=ys.flag("durable_used") | durable)
-        if fx.critical_damage >= 4:
+        durable, ys = ys.once("durable_used", crit)
+        if durable_triggers(fx):
             dmg = dmg - durable
     if fx.hammerhand2021:  # S4
         dmg = dmg + ~xs.flag("struck")
     if fy.just_a_scratch != "NONE":  # S5
-        open_ = ~ys.flag("jas_used") & (dmg > 0)
         if fy.just_a_scratch == "NORMALS":
-            scratched = open_ & ~crit
+            scratches = ~crit
         else:
             big_crit = fx.critical_damage >= fx.normal_damage
             big = crit if big_crit else ~crit
-            none_left = (xs.crits if big_crit else xs.normals) == 0
-            scratched = open_ & (big | none_left)
+            scratches = big | ((xs.crits if big_crit else xs.normals) == 0)
+        scratched, ys = ys.once("jas_used", scratches & (dmg > 0))
         dmg = np.where(scratched, 0, dmg)
-        ys = ys.set(jas_used=ys.flag("jas_used") | scratched)
     if fy.half_damage_first_strike:  # S5a
-        halves = ~ys.flag("half_used") & (dmg > 0)
+        halves, ys = ys.once("half_used", dmg > 0)
         dmg = np.where(halves, halved(dmg), dmg)
-        ys = ys.set(half_used=ys.flag("half_used") | halves)
     first_crit = crit & ~xs.flag("crit_struck")
     if fx.stun2021:  # S6
         ys = ys.set(normals=ys.normals - (first_crit & (ys.normals > 0)))
@@ -222,13 +214,10 @@ def dealt(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> lis
             (xs.normals > 0) & (fx.normal_damage > fx.critical_damage),
             (xs.crits > 0) & (fx.critical_damage > fx.normal_damage),
         )
-        used = ys.flag("relic_used_this_sequence")
-        applies = (dmg > 0) & ~used & (ys.flag("relics_used") < 2) & ~larger
+        left = (dmg > 0) & (ys.flag("relics_used") < 2) & ~larger
+        applies, spent = ys.once("relic_used_this_sequence", left)
+        spent = spent.set(relics_used=ys.flag("relics_used") + applies)
         kept_a, kept_d = np.where(applies, ka, 1), np.where(applies, kd, 0)
-        spent = ys.set(
-            relic_used_this_sequence=used | applies,
-            relics_used=ys.flag("relics_used") + applies,
-        )
         ignored = (np.where(applies, ia, 0), np.where(applies, id_, 0), zeros, xs, spent)
     if fy.feel_no_pain is None:
         return [(kept_a, kept_d, dmg, xs, ys), (zeros, zeros, dmg, xs, ys), ignored]
@@ -285,11 +274,14 @@ def parry(fx: Fighter, xs: Side, ys: Side, crit: bool) -> tuple[Side, Side]:
 
 def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     """Side a where `where`, else b."""
-    return Side(
-        np.where(where, a.crits, b.crits),
-        np.where(where, a.normals, b.normals),
-        {k: np.where(where, a.flags[k], b.flags[k]) for k in a.flags},
-    )
+    return a.map(lambda u, v: np.where(where, u, v), b)
+
+
+def useful_parries(fy: Fighter, xs: Side, ys: Side) -> tuple[np.ndarray, np.ndarray]:
+    """Where X's CRIT and its NORMAL parry are useful actions (§9.4: a success to parry
+    with, and one of Y's it may cancel; Brutal: only crits parry)."""
+    crit = (xs.crits > 0) & (ys.successes > 0)
+    return crit, (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)
 
 
 class Moves(NamedTuple):
@@ -346,7 +338,7 @@ class Table:
         digits: list[tuple[int, str]] = [(2, "active")]
         for x in (0, 1):
             digits += [(len(hands[x]), f"hand{x}")]
-            digits += [(FLAGS[k], f"{k}{x}") for k in self.kept[x]]
+            digits += [(FLAGS[k].values, f"{k}{x}") for k in self.kept[x]]
         self.strides: dict[str, int] = {}
         span = 1
         for size, name in reversed(digits):
@@ -372,13 +364,15 @@ class Table:
         for x in (0, 1):
             held = self._held[x][fields[f"hand{x}"]]
             flags = {
-                k: fields[f"{k}{x}"] if FLAGS[k] > 2 else fields[f"{k}{x}"].astype(bool)
+                k: fields[f"{k}{x}"] if FLAGS[k].values > 2 else fields[f"{k}{x}"].astype(bool)
                 for k in self.kept[x]
             }
             sides.append(Side(held[:, 0], held[:, 1], flags))
         return fields["active"], sides
 
-    def _reachable(self, hands: list[list[tuple[int, int]]]) -> tuple[np.ndarray, tuple]:
+    def _reachable(
+        self, hands: list[list[tuple[int, int]]]
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The keys of every moment a sequence can reach, in order, with `_rules` at each:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
@@ -408,18 +402,12 @@ class Table:
                 )
             rules = self._rules(*self._sides(frontier))
             found.append((frontier, rules))
-            nxt = np.unique(rules[0][rules[0] >= 0])
+            nxt = np.unique(rules["next"][rules["next"] >= 0])
             frontier = np.setdiff1d(nxt, seen, assume_unique=True)
             seen = np.union1d(seen, frontier)
-        keys = np.concatenate([k for k, _ in found])
-        order = np.argsort(keys)
-
-        def gathered(pick: Callable[[tuple], np.ndarray]) -> np.ndarray:
-            return np.concatenate([pick(rules) for _, rules in found])[order]
-
-        arrays = tuple(gathered(itemgetter(i)) for i in range(5))
-        facts = {k: gathered(lambda rules, k=k: rules[5][k]) for k in found[0][1][5]}
-        return keys[order], (*arrays, facts)
+        order = np.argsort(keys := np.concatenate([k for k, _ in found]))
+        columns = {k: np.concatenate([rules[k] for _, rules in found])[order] for k in found[0][1]}
+        return keys[order], columns
 
     def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
         """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
@@ -467,7 +455,7 @@ class Table:
                 n = n + sides[x].flags[k] * strides[f"{k}{x}"]
         return n
 
-    def _rules(self, active: np.ndarray, sides: list[Side]) -> tuple:
+    def _rules(self, active: np.ndarray, sides: list[Side]) -> dict[str, np.ndarray]:
         """S1–S11 and §9.4 at the moments (`active`, `sides`): per action code and outcome
         slot the next moment's key (−1 where it is not a useful action or the outcome cannot
         happen), the damage and the odds a / 6**d; and whose action it is and what §9.5 asks
@@ -478,13 +466,13 @@ class Table:
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))
-        facts: dict[str, np.ndarray] = {}
+        facts: dict[str, np.ndarray] = {"mover": mover}
         for x in (0, 1):
             rows = np.flatnonzero(mover == x)  # only the mover's rules are asked
             if not len(rows):
                 continue
             fx, fy = fighters[x], fighters[1 - x]
-            xs, ys = sides[x].rows(rows), sides[1 - x].rows(rows)
+            xs, ys = (sides[z].map(itemgetter(rows)) for z in (x, 1 - x))
             one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
             # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second),
             # then each parry: (codes, rows, the actions' outcomes, where they are useful)
@@ -493,14 +481,11 @@ class Table:
                 (
                     np.repeat([CRIT_STRIKE, NORMAL_STRIKE], len(rows)),
                     np.tile(rows, 2),
-                    strike(fx, fy, xs.twice(), ys.twice(), crit),
+                    strike(fx, fy, *(s.map(lambda v: np.tile(v, 2)) for s in (xs, ys)), crit),
                     np.concatenate([xs.crits > 0, xs.normals > 0]),
                 )
             ]
-            for code, useful in (
-                (CRIT_PARRY, (xs.crits > 0) & (ys.successes > 0)),
-                (NORMAL_PARRY, (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)),
-            ):
+            for code, useful in zip(PARRIES, useful_parries(fy, xs, ys), strict=True):
                 xs2, ys2 = parry(fx, xs, ys, code == CRIT_PARRY)
                 moves.append(
                     (np.full(len(rows), code), rows, [(one, zero, zero, xs2, ys2)], useful)
@@ -519,18 +504,18 @@ class Table:
                 if k not in facts:
                     facts[k] = np.zeros(size, dtype=values.dtype)
                 facts[k][rows] = values
-        facts_of_mover = facts
-        return nexts, damage, odds_a, odds_d, mover, facts_of_mover
+        return {"next": nexts, "damage": damage, "odds_a": odds_a, "odds_d": odds_d, **facts}
 
-    def _build(self, keys: np.ndarray, rules: tuple) -> None:
+    def _build(self, keys: np.ndarray, rules: dict[str, np.ndarray]) -> None:
         """Number the reachable moments densely (in the order of their keys) and keep what
         each action does there (`rules`, as `_rules` gives it for those keys)."""
         self.keys = keys
         self.size = len(keys)
         _, sides = self._sides(keys)
-        nexts, damage, odds_a, odds_d, mover, facts = rules
-        self.moves = Moves(
-            odds_a, odds_d, np.where(nexts >= 0, np.searchsorted(keys, nexts), -1), damage
+        moves = {k: rules.pop(k) for k in Moves._fields}
+        nexts = moves["next"]
+        self.moves = Moves(**moves)._replace(
+            next=np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
         )
         successes = sides[0].successes + sides[1].successes
         used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
@@ -538,9 +523,8 @@ class Table:
             "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
             "left": successes,
             "over": successes == 0,
-            "mover": mover,
             "relics_used": used,
-            **facts,
+            **rules,
         }
         """What the moments are and what §9.5 asks there, per moment."""
 
@@ -571,8 +555,7 @@ class Table:
 
     def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
         """What §9.5 asks about a moment, for mover X."""
-        crit_parry = (xs.crits > 0) & (ys.successes > 0)
-        normal_parry = (xs.normals > 0) & (ys.normals > 0) & (not fy.brutal)
+        crit_parry, normal_parry = useful_parries(fy, xs, ys)
         wise = np.where(
             (ys.crits > 0) & crit_parry,
             CRIT_PARRY,

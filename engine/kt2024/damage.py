@@ -28,9 +28,14 @@ RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
 
 
+def feel_no_pain_faces(threshold: int) -> int:
+    """R8, S9: the faces of an FNP die that reduce an instance by 1: `threshold` or more."""
+    return 7 - threshold
+
+
 def feel_no_pain_chance(threshold: int) -> Fraction:
     """R8: an instance is reduced by 1 when its FNP die shows `threshold` or more."""
-    return Fraction(7 - threshold, 6)
+    return Fraction(feel_no_pain_faces(threshold), 6)
 
 
 @dataclass(frozen=True)

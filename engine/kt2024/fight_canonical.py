@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .allocation import durable_applies
 from .attack import auto_retained
 from .canonical import canonical_attack_dice, key
 from .fighter import Fight, Fighter
-from .table import durable_triggers
 
 
 def _against(me: Fighter, opponent: Fighter) -> Fighter:
     me = canonical_attack_dice(me)  # CF1
-    if not durable_triggers(opponent):  # CF2
+    if not durable_applies(me.durable, opponent.critical_damage):  # CF2
         me = replace(me, durable=False)
     if auto_retained(opponent)[2] == 0:  # CF3
         me = replace(me, curse_of_rot=False)

@@ -10,11 +10,11 @@ the heuristics, `kernels.solve` for OPTIMAL).
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from math import comb
 
 from . import attack
+from .damage import feel_no_pain_chance
 from .fighter import Fight, Fighter
-from .precision import Odds, odds_of, power6
+from .precision import Odds, binomials, odds_of, power6
 from .scenario import AttackDice
 from .table import NONE, PARRIES, Table, table_for
 
@@ -38,16 +38,18 @@ def _opening(dice: AttackDice, cursed: bool, fnp: int | None) -> tuple[Roll, ...
     retained = attack.retained(dice, obscured=False, cursed=cursed)
     entries = [(odds_of(p), c, n, k) for (c, n, k), p in retained.items() if p]
     depth = max(odds[1] for odds, *_ in entries)
-    extra = max(k for *_, k in entries) if fnp is not None else 0
+    curses = max(k for *_, k in entries)
+    extra = curses if fnp is not None else 0
+    # per curse damage k, the chance that s of its k instances are saved, over 6**extra
+    saved = [[1]] * (curses + 1)  # no Feel No Pain: none
+    if fnp is not None:  # an FNP die per instance (R8)
+        chance = binomials(feel_no_pain_chance(fnp), extra, exact=True)
+        scale = power6(extra) // chance.den  # the binomials' denominator divides 6**extra
+        saved = [[w * scale for w in row[: k + 1]] for k, row in enumerate(chance.num.tolist())]
     rolls: dict[tuple[int, int, int], int] = {}
     for (a, d), c, n, k in entries:
         a *= power6(depth - d)
-        if fnp is None:
-            rolls[(c, n, k)] = rolls.get((c, n, k), 0) + a * power6(extra)
-            continue
-        saved = 7 - fnp
-        for s in range(k + 1):
-            ways = comb(k, s) * saved**s * (6 - saved) ** (k - s) * power6(extra - k)
+        for s, ways in enumerate(saved[k]):
             rolls[(c, n, k - s)] = rolls.get((c, n, k - s), 0) + a * ways
     return tuple(((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items())
 

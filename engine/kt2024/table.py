@@ -25,8 +25,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import budgets
+from .allocation import durable_applies
+from .damage import RELIC_IGNORE, feel_no_pain_faces
 from .fighter import Fighter
-from .precision import Odds
+from .precision import Odds, odds_of
 from .scenario import AttackDice
 
 CRIT_STRIKE, NORMAL_STRIKE, CRIT_PARRY, NORMAL_PARRY = range(4)
@@ -37,10 +39,9 @@ NONE = -1
 `block`)."""
 
 RELIC_ODDS: dict[str, tuple[Odds, Odds]] = {
-    # (at least one 6, no 6) on 1D6 or on 2D6 (INSPIRING)
-    "ONE_D6": ((1, 1), (5, 1)),
-    "TWO_D6": ((11, 2), (25, 2)),
+    relic: (odds_of(p), odds_of(1 - p)) for relic, p in RELIC_IGNORE.items()
 }
+"""S8's Relic die (or dice): (ignored, kept) as odds a / 6**d."""
 
 
 def strike_dice(fighters: tuple[Fighter, Fighter]) -> int:
@@ -153,11 +154,6 @@ def halved(dmg: np.ndarray) -> np.ndarray:
     return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
 
 
-def durable_triggers(attacker: Fighter) -> bool:
-    """S3: whether the attacker's crits are big enough (4 or more) for Durable to lessen."""
-    return attacker.critical_damage >= 4
-
-
 def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
     """S1–S7 of one strike per moment (`crit`: a CRIT strike, else a NORMAL one): the damage
     before Relics and Feel No Pain, and both sides after it."""
@@ -165,7 +161,7 @@ def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tupl
     dmg = np.where(crit, fx.critical_damage, fx.normal_damage)  # S2
     if fy.durable:  # S3
         durable, ys = ys.once("durable_used", crit)
-        if durable_triggers(fx):
+        if durable_applies(fy.durable, fx.critical_damage):
             dmg = dmg - durable
     if fx.hammerhand2021:  # S4
         dmg = dmg + ~xs.flag("struck")
@@ -221,7 +217,7 @@ def dealt(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> lis
         ignored = (np.where(applies, ia, 0), np.where(applies, id_, 0), zeros, xs, spent)
     if fy.feel_no_pain is None:
         return [(kept_a, kept_d, dmg, xs, ys), (zeros, zeros, dmg, xs, ys), ignored]
-    saved = 7 - fy.feel_no_pain  # S9: faces at or above the threshold
+    saved = feel_no_pain_faces(fy.feel_no_pain)  # S9
     rolls = dmg > 0
     return [
         (kept_a * np.where(rolls, 6 - saved, 1), kept_d + rolls, dmg, xs, ys),

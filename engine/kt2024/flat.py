@@ -27,26 +27,14 @@ from math import ceil
 import numpy as np
 
 from . import budgets, kernels
+from . import precision as pr
 from .fighter import Fight, Fighter, FightOptions
-from .precision import (
-    CERTAIN,
-    PRIMES,
-    WORD,
-    Odds,
-    floats,
-    garner,
-    numerators,
-    power6,
-    powers6,
-    residues,
-    scales,
-    value,
-)
+from .precision import power6
 from .sequence import Duel, Roll, Sequence, Step
 from .table import strike_dice
 
-Move = tuple[int, list[tuple[Odds, Step]]]
-"""An F3 mover's parry code and its outcomes."""
+Move = tuple[int, Step]
+"""An F3 mover's parry code and the step it leads to (a parry rolls no dice, §9.4)."""
 
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
@@ -82,11 +70,11 @@ def primes_above(bound: int, base: int = 1) -> tuple[int, ...]:
     """The first of `PRIMES` whose product, times `base`, is above 2·`bound`."""
     product, count = base, 0
     while product <= 2 * bound:
-        if count == len(PRIMES):
-            raise budgets.too_large(budgets.DIGITS, len(PRIMES))
-        product *= PRIMES[count]
+        if count == len(pr.PRIMES):
+            raise budgets.too_large(budgets.DIGITS, len(pr.PRIMES))
+        product *= pr.PRIMES[count]
         count += 1
-    return PRIMES[:count]
+    return pr.PRIMES[:count]
 
 
 class Flat:
@@ -151,10 +139,8 @@ class Flat:
                 continue
             if step in duels:
                 continue
-            moves = duels[step] = [
-                (c, [(CERTAIN, seq.parried(step, c))]) for c in seq.parries(step)
-            ]
-            stack.extend(nxt for _, outcomes in moves for _, nxt in outcomes)
+            moves = duels[step] = [(c, seq.parried(step, c)) for c in seq.parries(step)]
+            stack.extend(nxt for _, nxt in moves)
         return np.array(sorted(seeds), dtype=np.int64)
 
     def _order(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
@@ -208,31 +194,19 @@ class Flat:
         source = np.empty(self.nodes, dtype=np.int64)
         source[self.f4_ids] = self.numbers
         source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
-        duel_first, codes, outcome_first, outcomes = [0], [], [0], []
+        first, codes, nexts = [0], [], []
         for moves in self.duels.values():
-            for code, after in moves:
-                codes.append(code)
-                outcomes += [(a, d, self.node_of(nxt, by_moment)) for (a, d), nxt in after]
-                outcome_first.append(len(outcomes))
-            duel_first.append(len(codes))
-        columns = np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3).T
-        duels = kernels.Duels(
-            np.array(duel_first, dtype=np.int64),
-            np.array(codes, dtype=np.int64),
-            np.array(outcome_first, dtype=np.int64),
-            *(np.ascontiguousarray(column) for column in columns),
-        )
+            codes += [code for code, _ in moves]
+            nexts += [self.node_of(step, by_moment) for _, step in moves]
+            first.append(len(codes))
+        duels = kernels.Duels(*(np.array(v, dtype=np.int64) for v in (first, codes, nexts)))
         found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
-        self.act_start, self.position, self.br_start = (
-            found.act_start,
-            found.position,
-            found.br_start,
-        )
-        self.br_next, self.br_dmg, self.br_lift = found.next, found.damage, found.lift
+        self.act_start, self.position = found.act_start, found.position
+        self.br_start, self.br_next, self.br_dmg = found.br_start, found.next, found.damage
+        self.br_lift = found.lift
         """`br_lift`: per outcome, the exponent of 6 its odds' numerator is raised by to carry
         the next node's numerators (over 6**exponent there) to its own node's."""
-        br_a, br_d = found.odds_a, found.odds_d
-        key = br_a * 64 + br_d  # odds a / 6**d, d < 64
+        key = found.odds_a * 64 + found.odds_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
@@ -266,7 +240,7 @@ class Flat:
         solving = ()
         if self.optimal:
             bound = ceil(2 * TOLERANCE.max() * 2**32) * power6(self.deepest) >> 32
-            solving = primes_above(bound, WORD)
+            solving = primes_above(bound, pr.WORD)
         return solving, primes_above(power6(self.rounds * self.step)) if exact else ()
 
     def footprint(self, lanes: int, solving: int) -> int:
@@ -340,14 +314,14 @@ def paired(
 def roll_floats(flat: Flat) -> np.ndarray:
     """The odds of every opening row of `flat` as floats."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
-    return paired(flat, floats(mine), floats(theirs))
+    return paired(flat, pr.floats(mine), pr.floats(theirs))
 
 
 def roll_residues(flat: Flat, primes: tuple[int, ...]) -> np.ndarray:
     """The odds of every opening row of `flat` modulo each prime (columns)."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
     column = np.array(primes, dtype=np.int64)
-    return paired(flat, residues(mine, primes), residues(theirs, primes), column)
+    return paired(flat, pr.residues(mine, primes), pr.residues(theirs, primes), column)
 
 
 def branch_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -356,7 +330,7 @@ def branch_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.n
     key = flat.br_odds * 1024 + flat.br_lift  # lift < 1024
     distinct, index = np.unique(key, return_inverse=True)
     numbers = [flat.distinct[k // 1024][0] * power6(k % 1024) for k in distinct.tolist()]
-    word, rest = scales(numbers, primes)
+    word, rest = pr.scales(numbers, primes)
     return word[index], rest[index]
 
 
@@ -364,9 +338,11 @@ def opening_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.
     """Per joint roll of `flat`'s openings, its odds' numerator (the product of both
     fighters' own) times 6**(depth·(top − t)), t the successes its node opens with, modulo
     2**64 and each prime: what carries that node's numerators to the sequence's start."""
-    mine, theirs = (scales([a for (a, _), *_ in rolls], primes) for rolls in flat.sequence.openings)
+    mine, theirs = (
+        pr.scales([a for (a, _), *_ in rolls], primes) for rolls in flat.sequence.openings
+    )
     lift = flat.depth * flat.top - flat.exponent[flat.op_node]
-    power_word, power_rest = powers6(primes, lift.max())
+    power_word, power_rest = pr.powers6(primes, lift.max())
     column = np.array(primes, dtype=np.int64)
     word = paired(flat, mine[0], theirs[0]) * power_word[lift]
     return word, paired(flat, mine[1], theirs[1], column) * power_rest[lift] % column
@@ -412,8 +388,8 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     largest = flat.rounds * flat.step
     den = power6(largest)
     return {
-        divmod(c, width): value(n, den, True)
-        for c, n in zip(held.tolist(), numerators(finals[held], pushing, largest), strict=True)
+        divmod(c, width): pr.value(n, den, True)
+        for c, n in zip(held.tolist(), pr.numerators(finals[held], pushing, largest), strict=True)
     }
 
 
@@ -424,7 +400,7 @@ def odds(flat: Flat) -> tuple[kernels.Outcomes, kernels.Openings]:
     no_residues = np.zeros((0, 0), dtype=np.int64)  # `res`: `solve`'s and `push`'s
     branches = kernels.Outcomes(
         flat.br_start,
-        floats(flat.distinct)[flat.br_odds],
+        pr.floats(flat.distinct)[flat.br_odds],
         unscaled,
         no_residues,
         flat.br_next,
@@ -459,8 +435,8 @@ def solved(
     primes = np.array(solving, dtype=np.int64)
     exactly = kernels.Exact(
         kernels.Moduli(primes, 1.0 / primes),
-        *powers6(solving, flat.deepest),
-        garner(solving),
+        *pr.powers6(solving, flat.deepest),
+        pr.garner(solving),
         flat.step,
         TOLERANCE,
     )
@@ -489,7 +465,7 @@ def pushed(
         column = np.array(primes, dtype=np.int64)
         finals_f, finals_r = kernels.push(
             graph,
-            branches._replace(res=residues(flat.distinct, primes)[flat.br_odds]),
+            branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
             openings._replace(res=roll_residues(flat, primes)),
             choices,
             reached,

@@ -119,14 +119,10 @@ class Bounds(NamedTuple):
 
 class Duels(NamedTuple):
     """F3's Duelist steps for `flatten` (CSR): per duel its first action, per action its
-    parry code (−1: no parry) and first outcome, per outcome its odds a / 6**d and next
-    node."""
+    parry code (−1: no parry) and the node it leads to, for certain (a parry rolls no dice)."""
 
     first: Array
     code: Array
-    outcome_first: Array
-    odds_a: Array
-    odds_d: Array
     next: Array
 
 
@@ -387,11 +383,9 @@ def flatten(source: Array, moves: Moves, index: Array, exponent: Array, duels: D
                     position[i, duels.code[t]] = actions - act_start[i]
                 br_start[actions] = count
                 actions += 1
-                for o in range(duels.outcome_first[t], duels.outcome_first[t + 1]):
-                    odds_a[count], odds_d[count] = duels.odds_a[o], duels.odds_d[o]
-                    nxt[count] = duels.next[o]
-                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
-                    count += 1
+                odds_a[count], nxt[count] = 1, duels.next[t]  # odds 1 / 6**0, no damage
+                lift[count] = exponent[i] - exponent[nxt[count]]
+                count += 1
     act_start[nodes] = actions
     br_start[actions] = count
     return Actions(

@@ -134,7 +134,6 @@ def _pack(values: np.ndarray, size: int) -> int:
 
 Odds = tuple[int, int]
 """(a, d): the probability a / 6**d."""
-CERTAIN: Odds = (1, 0)
 
 _POWERS = [6**k for k in range(400)]
 

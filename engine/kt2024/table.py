@@ -301,11 +301,10 @@ class Table:
 
     A moment's number packs whose turn it is, both fighters' hands (unresolved crits and
     normals, up to what each can roll) and the flags their rules read, relic bookkeeping
-    included. Per action code (§9.8 O4's order: CRIT strike, NORMAL strike, CRIT parry,
-    NORMAL parry), `next[code][n]` is the moment after it (−1 where it is not a useful action)
-    and `damage[code][n]` its damage, both projected (§9.6: Relics and Feel No Pain never
-    trigger); `moves` holds every outcome with its odds, `columns` what the moments are and
-    what §9.5 asks about a moment's mover, all as arrays over whole fights at once (`flat`).
+    included. `moves` holds what every action (§9.8 O4's order of codes: CRIT strike, NORMAL
+    strike, CRIT parry, NORMAL parry) does at every moment, outcome by outcome with its odds
+    (slot 0 the projection of §9.6), `columns` what the moments are and what §9.5 asks about
+    a moment's mover, all as arrays over whole fights at once (`flat`).
     The few lists (`mover`, `wise`, `has`, `next`) are F3's, which looks one moment up at a
     time (`sequence.Sequence.duel`), made when first read.
     """
@@ -322,13 +321,10 @@ class Table:
         self.hands = hands
         self._held = [np.array(h, dtype=np.int64).reshape(-1, 2) for h in hands]
         """Per fighter, its hands as rows of (crits, normals)."""
-        self._lookup = []
-        """Per fighter, its hands' indices by crits · (most normals + 1) + normals."""
-        for x in (0, 1):
-            lookup = np.zeros((most[x][0] + 1, most[x][1] + 1), dtype=np.int64)
-            for i, (c, n) in enumerate(hands[x]):
-                lookup[c, n] = i
-            self._lookup.append(lookup.ravel())
+        self._lookup = [np.zeros((c + 1, n + 1), dtype=np.int64) for c, n, _ in most]
+        """Per fighter, its hands' indices by (crits, normals) (`take` reads them flat)."""
+        for held, lookup in zip(self._held, self._lookup, strict=True):
+            lookup[held[:, 0], held[:, 1]] = np.arange(len(held))
         self._widths = (most[0][1] + 1, most[1][1] + 1)
         # (size, name) of each digit of a moment's number, most significant first
         digits: list[tuple[int, str]] = [(2, "active")]
@@ -342,11 +338,6 @@ class Table:
             span *= size
         self._fields = tuple(reversed(digits))
         self.slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
-        self._digits = (
-            tuple(self.strides[f"hand{x}"] for x in (0, 1)),
-            tuple(tuple((k, self.strides[f"{k}{x}"]) for k in self.kept[x]) for x in (0, 1)),
-        )
-        """Per fighter: its hand's stride, and (flag, stride) of the flags it keeps."""
         self._build(*self._reachable(hands))
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, list[Side]]:

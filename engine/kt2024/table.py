@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import cached_property, lru_cache
+from math import prod
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -325,28 +326,20 @@ class Table:
         """Per fighter, its hands' indices by (crits, normals) (`take` reads them flat)."""
         for held, lookup in zip(self._held, self._lookup, strict=True):
             lookup[held[:, 0], held[:, 1]] = np.arange(len(held))
-        self._widths = (most[0][1] + 1, most[1][1] + 1)
-        # (size, name) of each digit of a moment's number, most significant first
-        digits: list[tuple[int, str]] = [(2, "active")]
+        digits = {"active": 2}
         for x in (0, 1):
-            digits += [(len(hands[x]), f"hand{x}")]
-            digits += [(FLAGS[k].values, f"{k}{x}") for k in self.kept[x]]
-        self.strides: dict[str, int] = {}
-        span = 1
-        for size, name in reversed(digits):
-            self.strides[name] = span
-            span *= size
-        self._fields = tuple(reversed(digits))
+            digits[f"hand{x}"] = len(hands[x])
+            digits.update({f"{k}{x}": FLAGS[k].values for k in self.kept[x]})
+        self.digits = digits
+        """The digits of a moment's key (its mixed-radix number), most significant first, with
+        the values each takes."""
         self.slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
         self._build(*self._reachable(hands))
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, list[Side]]:
-        """Whose turn it is and both sides at moments given by their keys (the mixed-radix
-        numbers of `strides`)."""
-        fields: dict[str, np.ndarray] = {}
-        rest = keys
-        for size, name in self._fields:
-            rest, fields[name] = np.divmod(rest, size)
+        """Whose turn it is and both sides at moments given by their keys (`digits`)."""
+        values = np.unravel_index(keys, tuple(self.digits.values()))
+        fields = dict(zip(self.digits, values, strict=True))
         sides = []
         for x in (0, 1):
             held = self._held[x][fields[f"hand{x}"]]
@@ -416,8 +409,8 @@ class Table:
         has = self.has[n]
         if not has[active] and has[1 - active]:
             active = 1 - active
-        stride = self.strides["active"]  # the most significant digit
-        return self._index[active * stride + int(self.keys[n]) % stride]
+        mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
+        return self._index[active * mover + int(self.keys[n]) % mover]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -432,15 +425,13 @@ class Table:
         once); where a count went below 0 (an action that is not useful there) the key is
         meaningless, though within the key space (`take` clips)."""
         has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-        strides = self.strides
-        n = np.where(has, active, 1 - active) * strides["active"]
+        digits = {"active": np.where(has, active, 1 - active)}
         for x in (0, 1):
-            width = self._widths[x]
-            hand = self._lookup[x].take(sides[x].crits * width + sides[x].normals, mode="clip")
-            n = n + hand * strides[f"hand{x}"]
-            for k in self.kept[x]:
-                n = n + sides[x].flags[k] * strides[f"{k}{x}"]
-        return n
+            width = self._lookup[x].shape[1]
+            index = sides[x].crits * width + sides[x].normals
+            digits[f"hand{x}"] = self._lookup[x].take(index, mode="clip")
+            digits.update({f"{k}{x}": sides[x].flags[k] for k in self.kept[x]})
+        return np.ravel_multi_index(list(digits.values()), tuple(self.digits.values()))
 
     def _rules(self, active: np.ndarray, sides: list[Side]) -> dict[str, np.ndarray]:
         """S1–S11 and §9.4 at the moments (`active`, `sides`): per action code and outcome

@@ -269,6 +269,12 @@ def parry(fx: Fighter, xs: Side, ys: Side, crit: bool) -> tuple[Side, Side]:
     return xs, ys
 
 
+def to_act(active: np.ndarray, sides: list[Side]) -> np.ndarray:
+    """F4: who acts at each moment: `active`, unless it holds no unresolved success."""
+    has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
+    return np.where(has, active, 1 - active)
+
+
 def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     """Side a where `where`, else b."""
     return a.map(lambda u, v: np.where(where, u, v), b)
@@ -424,8 +430,7 @@ class Table:
         """Moment keys of arrays of moments (a fighter without unresolved successes passes at
         once); where a count went below 0 (an action that is not useful there) the key is
         meaningless, though within the key space (`take` clips)."""
-        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-        digits = {"active": np.where(has, active, 1 - active)}
+        digits = {"active": to_act(active, sides)}
         for x in (0, 1):
             width = self._lookup[x].shape[1]
             index = sides[x].crits * width + sides[x].normals
@@ -439,8 +444,7 @@ class Table:
         happen), the damage and the odds a / 6**d; and whose action it is and what §9.5 asks
         about it."""
         fighters, size = self.fighters, len(active)
-        has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-        mover = np.where(has, active, 1 - active)
+        mover = to_act(active, sides)
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))

@@ -98,8 +98,9 @@ class Exact(NamedTuple):
 
 
 class Values(NamedTuple):
-    """`solve`'s values U and D (last axis: 0, 1) per (node or relics used, cell): as floats,
-    and their numerators modulo 2**64 and modulo each prime (the last axis of `res`)."""
+    """What the loops carry per (node or relics used, cell), `solve`'s values U and D (one
+    more axis: 0, 1) or `push`'s probability mass: as floats, as numerators modulo 2**64
+    (`solve`'s alone; empty in `push`) and modulo each prime (the last axis of `res`)."""
 
     f: Array
     w: Array
@@ -690,16 +691,8 @@ def _rolled(
                             )
 
 
-class Mass(NamedTuple):
-    """`push`'s probability mass per (node or relics used, cell): as floats, and modulo each
-    prime (the last axis of `res`)."""
-
-    f: Array
-    res: Array
-
-
 @inline
-def _holds(mass: Mass, row: int, cell: int) -> bool:
+def _holds(mass: Values, row: int, cell: int) -> bool:
     """Whether (row, cell) holds mass (exact mode: a float may underflow where the
     residues do not)."""
     if mass.f[row, cell] != 0.0:
@@ -712,10 +705,10 @@ def _holds(mass: Mass, row: int, cell: int) -> bool:
 
 @inline
 def _move(
-    mass: Mass,
+    mass: Values,
     node: int,
     moved: int,
-    source: Mass,
+    source: Values,
     row: int,
     cell: int,
     odds: Outcomes | Openings,
@@ -738,7 +731,7 @@ def _move(
 
 @jit
 def _roll(
-    mass: Mass, ends: Mass, openings: Openings, height: int, width: int, moduli: Moduli
+    mass: Values, ends: Values, openings: Openings, height: int, width: int, moduli: Moduli
 ) -> None:
     """F1 and F2 of a sequence: the mass where the last one ended (`ends`, per relics used)
     moved to the nodes its openings start at, the curse damage moving cells (to the finals,
@@ -784,10 +777,11 @@ def push(
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
-    mass = Mass(np.empty((nodes + 1, cells)), np.empty((nodes + 1, cells, k), np.int64))
+    unused = np.zeros((0, 0), np.uint64)  # no words: masses are not compared
+    mass = Values(np.empty((nodes + 1, cells)), unused, np.empty((nodes + 1, cells, k), np.int64))
     mass.f[nodes] = 0.0
     mass.res[nodes] = 0
-    ends = Mass(np.zeros((RELICS, cells)), np.zeros((RELICS, cells, k), np.int64))
+    ends = Values(np.zeros((RELICS, cells)), unused, np.zeros((RELICS, cells, k), np.int64))
     ends.f[0, start] = 1.0
     ends.res[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0

@@ -49,16 +49,21 @@ def test_exact_sign_recovers_the_sign_of_a_small_enough_integer(
 def reference_reach(grid: flat.Flat, height: int, width: int) -> tuple[list[set], list[set]]:
     """`kernels.reach` cell by cell, as sets of (node, a, b) and (relics, a, b) per level:
     every outcome of every action from every reached cell where both fighters stand."""
-    rounds = grid.rounds
+    rounds, branches, openings, act_start = (
+        grid.rounds,
+        grid.branches,
+        grid.openings,
+        grid.graph.act_start,
+    )
     reached: list[set] = [set() for _ in range(rounds)]
     ends: list[set] = [set() for _ in range(rounds)]
     starts = {(0, height - 1, width - 1)}
     for level in reversed(range(rounds)):
         seen = reached[level]
         for relics, a, b in starts:
-            for o in range(grid.op_start[relics], grid.op_start[relics + 1]):
-                moved = (max(0, a - grid.op_la[o]), max(0, b - grid.op_lb[o]))
-                seen.add((int(grid.op_node[o]), *map(int, moved)))
+            for o in range(openings.start[relics], openings.start[relics + 1]):
+                moved = (max(0, a - openings.curse_a[o]), max(0, b - openings.curse_b[o]))
+                seen.add((int(openings.node[o]), *map(int, moved)))
         todo = list(seen)
         while todo:
             i, a, b = todo.pop()
@@ -67,10 +72,10 @@ def reference_reach(grid: flat.Flat, height: int, width: int) -> tuple[list[set]
             if grid.ended[i] >= 0:
                 ends[level].add((int(grid.ended[i]), a, b))
                 continue
-            for o in range(grid.br_start[grid.act_start[i]], grid.br_start[grid.act_start[i + 1]]):
-                dmg = grid.br_dmg[o]
+            for o in range(branches.start[act_start[i]], branches.start[act_start[i + 1]]):
+                dmg = branches.damage[o]
                 moved = (a, max(0, b - dmg)) if grid.mover[i] == 0 else (max(0, a - dmg), b)
-                cell = (int(grid.br_next[o]), *map(int, moved))
+                cell = (int(branches.next[o]), *map(int, moved))
                 if cell not in seen:
                     seen.add(cell)
                     todo.append(cell)
@@ -94,29 +99,9 @@ def test_reach_marks_the_cells_some_play_reaches(body: dict) -> None:
     fight = engine_fight(body, exact=False)
     grid = flat.Flat(fight, Sequence(fight))
     height, width = grid.cells // grid.width, grid.width
-    n, m = len(grid.br_next), len(grid.op_node)
-    graph = kernels.Graph(
-        grid.mover,
-        np.zeros(grid.nodes, dtype=bool),
-        grid.ended,
-        grid.exponent,
-        np.zeros((0, 0), dtype=np.int8),
-        grid.act_start,
+    reached, ends = kernels.reach(
+        grid.graph, grid.branches, grid.openings, grid.rounds, height, width
     )
-    word = np.zeros(0, np.uint64)
-    branches = kernels.Outcomes(
-        grid.br_start, np.zeros(n), word, np.zeros((n, 0), np.int64), grid.br_next, grid.br_dmg
-    )
-    openings = kernels.Openings(
-        grid.op_start,
-        np.zeros(m),
-        word,
-        np.zeros((m, 0), np.int64),
-        grid.op_la,
-        grid.op_lb,
-        grid.op_node,
-    )
-    reached, ends = kernels.reach(graph, branches, openings, grid.rounds, height, width)
     want_reached, want_ends = reference_reach(grid, height, width)
     assert as_cells(reached, width) == want_reached
     assert as_cells(ends, width)[1:] == want_ends[1:]  # level 0's ends start nothing

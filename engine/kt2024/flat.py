@@ -48,6 +48,11 @@ ROW_BITS = 63
 """The most cells in a row of the grid (B's wounds 0 … 62): `kernels.reach` keeps a row in
 one int64. §12 allows 30 wounds."""
 
+NO_WORDS = np.zeros(0, dtype=np.uint64)
+"""`word` of the outcomes and openings before `solve` scales them (`solve`'s alone)."""
+NO_RESIDUES = np.zeros((0, 0), dtype=np.int64)
+"""`res` of the outcomes and openings before `solve` or `push` adds their residues."""
+
 MEMORY_BUDGET = 1024 * 2**20
 """Bytes the compiled loops' arrays of one fight may take at their peak (`Flat.footprint`);
 fights needing more even with one prime a pass of `push` are refused rather than left to
@@ -201,37 +206,49 @@ class Flat:
             first.append(len(codes))
         duels = kernels.Duels(*(np.array(v, dtype=np.int64) for v in (first, codes, nexts)))
         found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
-        self.act_start, self.position = found.act_start, found.position
-        self.br_start, self.br_next, self.br_dmg = found.br_start, found.next, found.damage
+        self.position = found.position
+        unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices (`kernels.decide`)
+        optimal = self.strategies[self.mover] == kernels.OPTIMAL
+        self.graph = kernels.Graph(
+            self.mover, optimal, self.ended, self.exponent, unknown, found.act_start
+        )
         self.br_lift = found.lift
-        """`br_lift`: per outcome, the exponent of 6 its odds' numerator is raised by to carry
-        the next node's numerators (over 6**exponent there) to its own node's."""
+        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
+        node's numerators (over 6**exponent there) to its own node's."""
         key = found.odds_a * 64 + found.odds_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
         projected = self.pnext[self.tactical][self.position[self.tactical] >= 0]
-        if (self.br_next < 0).any() or (projected < 0).any():
+        if (found.next < 0).any() or (projected < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         if (self.br_lift < 0).any():
             raise AssertionError("an outcome rolls more dice than its successes allow for")
+        p = pr.floats(self.distinct)[self.br_odds]
+        self.branches = kernels.Outcomes(
+            found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
+        )
+        """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
         # openings per relics used (3·A's + B's): every joint roll, in the order of `rolls`
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
-        used = sorted(openings)
+        self.used = used = sorted(openings)
         counts = np.zeros(10, dtype=np.int64)
         counts[np.array(used) + 1] = len(curse_a)
-        self.op_start = np.cumsum(counts)
-        self.used = used
-        self.op_la = np.tile(curse_a[:, 0], len(used))
-        self.op_lb = np.tile(curse_b[:, 0], len(used))
-        self.op_node = np.concatenate(
-            [
-                self.index[openings[r]]
-                if isinstance(openings[r], np.ndarray)
-                else np.array([self.node_of(m, by_moment) for m in openings[r]], dtype=np.int64)
-                for r in used
-            ]
+        node = [
+            self.index[openings[r]]
+            if isinstance(openings[r], np.ndarray)
+            else np.array([self.node_of(m, by_moment) for m in openings[r]], dtype=np.int64)
+            for r in used
+        ]
+        self.openings = kernels.Openings(
+            np.cumsum(counts),
+            roll_floats(self),
+            NO_WORDS,
+            NO_RESIDUES,
+            *(np.tile(curse[:, 0], len(used)) for curse in (curse_a, curse_b)),
+            np.concatenate(node),
         )
+        """The joint rolls (as `branches`, odds as floats)."""
 
     def primes(self, exact: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The primes OPTIMAL's numerators (beside 2**64) and the exact masses are carried
@@ -341,7 +358,7 @@ def opening_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.
     mine, theirs = (
         pr.scales([a for (a, _), *_ in rolls], primes) for rolls in flat.sequence.openings
     )
-    lift = flat.depth * flat.top - flat.exponent[flat.op_node]
+    lift = flat.depth * flat.top - flat.exponent[flat.openings.node]
     power_word, power_rest = pr.powers6(primes, lift.max())
     column = np.array(primes, dtype=np.int64)
     word = paired(flat, mine[0], theirs[0]) * power_word[lift]
@@ -355,11 +372,8 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     building what the next takes."""
     lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
-    branches, openings = odds(flat)
+    graph, branches, openings = flat.graph, flat.branches, flat.openings
     height, width = flat.cells // flat.width, flat.width
-    moving = flat.strategies[flat.mover] == kernels.OPTIMAL
-    unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
-    graph = kernels.Graph(flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
     reached, ends = kernels.reach(graph, branches, openings, flat.rounds, height, width)
     heuristic = kernels.decide(
         height,
@@ -391,31 +405,6 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         divmod(c, width): pr.value(n, den, True)
         for c, n in zip(held.tolist(), pr.numerators(finals[held], pushing, largest), strict=True)
     }
-
-
-def odds(flat: Flat) -> tuple[kernels.Outcomes, kernels.Openings]:
-    """Every outcome's and opening's odds as floats, with the rest of their records (the
-    residues are `push`'s and `solve`'s to add)."""
-    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
-    no_residues = np.zeros((0, 0), dtype=np.int64)  # `res`: `solve`'s and `push`'s
-    branches = kernels.Outcomes(
-        flat.br_start,
-        pr.floats(flat.distinct)[flat.br_odds],
-        unscaled,
-        no_residues,
-        flat.br_next,
-        flat.br_dmg,
-    )
-    openings = kernels.Openings(
-        flat.op_start,
-        roll_floats(flat),
-        unscaled,
-        no_residues,
-        flat.op_la,
-        flat.op_lb,
-        flat.op_node,
-    )
-    return branches, openings
 
 
 def solved(

@@ -233,12 +233,6 @@ def addmod(a: int, b: int, p: int) -> int:
 
 
 @inline
-def muladd(acc: int, a: int, b: int, p: int, inverse: float) -> int:
-    """acc + a·b modulo p: one term of a weighted sum of residues."""
-    return addmod(acc, mulmod(a, b, p, inverse), p)
-
-
-@inline
 def struck(a: int, b: int, x: int, dmg: int) -> tuple[int, int]:
     """Wounds (a, b) after fighter x deals `dmg` to the other; where one is at 0 nothing
     moves (the sequence is over there)."""
@@ -612,13 +606,10 @@ def solve(
                                 cf[c, v] += br_p[o] * f[nxt, moved, v]
                                 cw[c, v] += br_word[o] * w[nxt, moved, v]
                                 for q in range(k):
-                                    cr[c, v, q] = muladd(
-                                        cr[c, v, q],
-                                        br_res[o, q],
-                                        r[nxt, moved, v, q],
-                                        primes[q],
-                                        inverses[q],
+                                    term = mulmod(
+                                        br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q]
                                     )
+                                    cr[c, v, q] = addmod(cr[c, v, q], term, primes[q])
                     best = 0
                     for c in range(1, tried):
                         wins = False
@@ -682,12 +673,11 @@ def _rolled(
                         starts.f[relics, cell, v] += openings.p[o] * f[node, moved, v]
                         starts.w[relics, cell, v] += openings.word[o] * w[node, moved, v]
                         for q in range(len(primes)):
-                            starts.res[relics, cell, v, q] = muladd(
-                                starts.res[relics, cell, v, q],
-                                openings.res[o, q],
-                                r[node, moved, v, q],
-                                primes[q],
-                                inverses[q],
+                            term = mulmod(
+                                openings.res[o, q], r[node, moved, v, q], primes[q], inverses[q]
+                            )
+                            starts.res[relics, cell, v, q] = addmod(
+                                starts.res[relics, cell, v, q], term, primes[q]
                             )
 
 
@@ -720,13 +710,8 @@ def _move(
     primes, inverses = moduli.primes, moduli.inverses
     mass.f[node, moved] += odds.p[o] * source.f[row, cell]
     for q in range(len(primes)):
-        mass.res[node, moved, q] = muladd(
-            mass.res[node, moved, q],
-            odds.res[o, q],
-            source.res[row, cell, q],
-            primes[q],
-            inverses[q],
-        )
+        term = mulmod(odds.res[o, q], source.res[row, cell, q], primes[q], inverses[q])
+        mass.res[node, moved, q] = addmod(mass.res[node, moved, q], term, primes[q])
 
 
 @jit

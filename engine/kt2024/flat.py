@@ -116,16 +116,17 @@ class Flat:
             for ra, rb in relics:
                 found = table.openings(seq.first, hands, (ra, rb))
                 if not seq.duelists:  # F4 at once
-                    openings[3 * ra + rb] = found
+                    openings[kernels.USES * ra + rb] = found
                     seeds.append(found)
                     continue
-                steps = openings[3 * ra + rb] = [seq.duel(seq.first, n) for n in found.tolist()]
+                steps = [seq.duel(seq.first, n) for n in found.tolist()]
+                openings[kernels.USES * ra + rb] = steps
                 seeds.append(self._duels(steps, duels))
             kernels.closure(nexts, np.concatenate(seeds), reached)
             numbers = np.flatnonzero(reached)
             over = table.columns["over"][numbers]
             ends = {tuple(pair) for pair in table.columns["relics_used"][numbers[over]].tolist()}
-            known = {(i // 3, i % 3) for i in openings}
+            known = {divmod(i, kernels.USES) for i in openings}
             relics = sorted(ends - known) if self.rounds > 1 else []
         self.numbers = numbers
         self.duels = duels
@@ -177,7 +178,7 @@ class Flat:
         ended = np.full(nodes, -1, dtype=np.int64)
         over = columns["over"][numbers]
         used = columns["relics_used"][numbers]
-        ended[f4[over]] = 3 * used[over, 0] + used[over, 1]
+        ended[f4[over]] = kernels.USES * used[over, 0] + used[over, 1]
         self.ended = ended
         self.tactical = np.zeros(nodes, dtype=bool)
         self.tactical[f4[~over]] = True
@@ -229,10 +230,10 @@ class Flat:
             found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
         )
         """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
-        # openings per relics used (3·A's + B's): every joint roll, in the order of `rolls`
+        # openings per relics used (a `kernels.RELICS` row): every joint roll, in order
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         self.used = used = sorted(openings)
-        counts = np.zeros(10, dtype=np.int64)
+        counts = np.zeros(kernels.RELICS + 1, dtype=np.int64)
         counts[np.array(used) + 1] = len(curse_a)
         node = [
             self.index[openings[r]]

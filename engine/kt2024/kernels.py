@@ -32,13 +32,16 @@ from numba import njit
 
 from .fighter import Strategy
 from .precision import Garner
+from .shoot import MAX_RELIC_IGNORES
 from .table import Moves
 
 Array = np.ndarray
 
-RELICS = 9
-"""Where a sequence starts, as the relics used so far by A and by B (each 0–2, §9.7.2), 3·A's
-+ B's: per-relics arrays have RELICS rows."""
+USES = MAX_RELIC_IGNORES + 1
+"""The counts of Relic uses a fighter may have made so far (0 … two a battle, as shooting's)."""
+RELICS = USES**2
+"""Where a sequence starts, as the relics used so far by A and by B (§9.7.2), USES·A's + B's:
+per-relics arrays have RELICS rows."""
 
 
 class Graph(NamedTuple):

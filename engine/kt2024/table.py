@@ -31,6 +31,7 @@ from .damage import RELIC_IGNORE, feel_no_pain_faces
 from .fighter import Fighter
 from .precision import Odds, odds_of
 from .scenario import AttackDice
+from .shoot import MAX_RELIC_IGNORES
 
 CRIT_STRIKE, NORMAL_STRIKE, CRIT_PARRY, NORMAL_PARRY = range(4)
 """The action codes, in the tie-break order of §9.8 O4."""
@@ -83,7 +84,7 @@ FLAGS = {
     "durable_used": Flag(2, lambda f: f.durable),
     "half_used": Flag(2, lambda f: f.half_damage_first_strike),
     "relic_used_this_sequence": Flag(2, lambda f: f.saintly_relics != "NONE"),
-    "relics_used": Flag(3, lambda f: f.saintly_relics != "NONE"),
+    "relics_used": Flag(MAX_RELIC_IGNORES + 1, lambda f: f.saintly_relics != "NONE"),
 }
 """The flags, as `Status` names them."""
 
@@ -211,7 +212,7 @@ def dealt(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> lis
             (xs.normals > 0) & (fx.normal_damage > fx.critical_damage),
             (xs.crits > 0) & (fx.critical_damage > fx.normal_damage),
         )
-        left = (dmg > 0) & (ys.flag("relics_used") < 2) & ~larger
+        left = (dmg > 0) & (ys.flag("relics_used") < MAX_RELIC_IGNORES) & ~larger
         applies, spent = ys.once("relic_used_this_sequence", left)
         spent = spent.set(relics_used=ys.flag("relics_used") + applies)
         kept_a, kept_d = np.where(applies, ka, 1), np.where(applies, kd, 0)
@@ -363,7 +364,8 @@ class Table:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
         mostly unreachable). The rules run once per moment, on each frontier as it is found."""
-        relics = [range(3) if "relics_used" in self.kept[x] else range(1) for x in (0, 1)]
+        uses = FLAGS["relics_used"].values
+        relics = [range(uses) if "relics_used" in self.kept[x] else range(1) for x in (0, 1)]
         seeds = np.array(
             [
                 (active, ca, na, cb, nb, ra, rb)

@@ -88,15 +88,15 @@ FLAGS = {
 }
 """The flags, as `Status` names them."""
 
-UNREAD = {f.name for f in dataclasses.fields(AttackDice)} - {"normal_damage", "critical_damage"}
+_ROLLS = {f.name for f in dataclasses.fields(AttackDice)} - {"normal_damage", "critical_damage"}
 MELEE = tuple(
     f.name
     for f in dataclasses.fields(Fighter)
-    if f.name not in UNREAD | {"wounds", "strategy", "duelist"}
+    if f.name not in _ROLLS | {"wounds", "strategy", "duelist"}
 )
 """The fighter fields the table's rules read: its damage and its rules of §2.2 but Duelist
-(F3, `sequence`); fights whose fighters agree on these (whatever their dice, wounds or
-strategies) share one table."""
+(F3, `sequence`), not what decides its dice (`_ROLLS`, `sequence.opening`'s); fights whose
+fighters agree on these (whatever their dice, wounds or strategies) share one table."""
 
 
 def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]) -> Table:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .dice import roll_counts
+from .dice import Kept, roll_counts
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -194,25 +194,22 @@ def attack_dice(d: AttackDice) -> AttackDice:
 
 
 @lru_cache(maxsize=4096)
-def retained_counts(
-    d: AttackDice, ob: bool, cursed: bool, devastating: int
-) -> tuple[dict[Retained, int], int]:
-    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator; `d` is
-    already reduced by `attack_dice`, so the memo is keyed on the dice fields alone."""
-    rolled = auto_retained(d)[2]
-    counts, den = roll_counts(rolled, d.hit, d.lethal, d.reroll, cursed)
-    cr, nr, fr, k = np.array(list(counts), dtype=np.int64).reshape(-1, 4).T
-    c, n = retain(d, cr, nr, fr, ob, devastating)
-    result: dict[Retained, int] = {}
-    keys = zip(c.tolist(), n.tolist(), k.tolist(), strict=True)
-    for key, ways in zip(keys, counts.values(), strict=True):
-        result[key] = result.get(key, 0) + ways
-    return result, den
+def retained_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
+    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
+    rolled outcome; `d` is already reduced by `attack_dice`, so the memo is keyed on the dice
+    fields alone."""
+    rolled = roll_counts(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
+    c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating)
+    return rolled.kept(c, n)
 
 
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
     """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
-    counts, den = retained_counts(attack_dice(d), obscured, cursed, devastating)
-    return {key: Fraction(ways, den) for key, ways in counts.items()}
+    kept = retained_counts(attack_dice(d), obscured, cursed, devastating)
+    keys = zip(kept.crits.tolist(), kept.normals.tolist(), kept.cursed.tolist(), strict=True)
+    ways: dict[Retained, int] = {}
+    for key, w in zip(keys, kept.ways.tolist(), strict=True):
+        ways[key] = ways.get(key, 0) + w
+    return {key: Fraction(w, kept.den) for key, w in ways.items()}

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import precision as pr
-from .allocation import durable_applies, resolve_saves
+from .allocation import raw_damage, resolve_saves
 from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
@@ -46,26 +46,22 @@ class Pool:
         return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
 
 
-def _pool(
-    counts: tuple[dict[tuple[int, ...], int], int], exact: bool
-) -> tuple[np.ndarray, Weights]:
-    dist, den = counts
-    rows = np.array(list(dist), dtype=np.int64).reshape(len(dist), -1)
-    return rows.T, pr.counted(list(dist.values()), den, exact)
-
-
 @lru_cache(maxsize=4096)
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
-    rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
-    return Pool(np.stack([rows[0], rows[1], rows[0] * (devastating > 0)]), w)
+    kept = retained_counts(d, ob, False, devastating)
+    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
+    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.crits * (devastating > 0)
+    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
-    rows, w = _pool(saves(d, dice, saturate, cursed), exact)
-    return Pool(rows, w)
+    kept = saves(d, dice, saturate, cursed)
+    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
+    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.cursed
+    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
 @dataclass(frozen=True)
@@ -142,44 +138,46 @@ class Through:
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
 
 
+def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
+    """Every (attack, defence) outcome pair's columns, flat and attack-major: two takes of
+    one index grid, so that every later step is an operation on arrays of one shape (numpy
+    broadcasting costs more than the arithmetic on arrays this small)."""
+    attack, defence = np.divmod(np.arange(hits.columns.shape[1] * saves_pool.columns.shape[1]),
+                                saves_pool.columns.shape[1])  # fmt: skip
+    return hits.columns.take(attack, axis=1), saves_pool.columns.take(defence, axis=1)
+
+
 @lru_cache(maxsize=2048)
 def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
     """Every group's pairs with what gets through the saves, and the two sides' weights.
 
-    Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
-    columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
+    Memoised like the per-damage-profile tables it replaces: the key holds the dice,
     the damage profile and the defender, and an entry is a few arrays of the pairs that occur
     (kilobytes; as many entries as `action` keeps, so a batch that fits one fits the other).
     """
     d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
-    dur = durable_applies(d.durable, cd)
-
-    def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
-        return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
-
+    profile = (cd, nd, d.durable)
     out = []
     for hits, saves_pool in groups(m, exact):
-        (c, n, extra), (cs, ns, k) = hits.columns[:, :, None], saves_pool.columns[:, None, :]
-        crits, normals = resolve_saves((c, n), (cs, ns), (cd, nd, d.durable), d.just_a_scratch)
-        own = extra * m.devastating + k  # R1 Devastating and R7 curse, outside the saves
-        crit_instances = crits if cd > 0 else 0
-        normal_instances = normals if nd > 0 else 0
-        hit_raw = raw(crits, normals)
+        (c, n, extra), (cs, ns, k) = pairs(hits, saves_pool)
+        crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch)
+        instances = extra + k  # R1 Devastating and R7 curse, outside the saves
+        if cd > 0:
+            instances = instances + crits
+        if nd > 0:
+            instances = instances + normals
         relic_groups = ()
         if d.saintly_relics != "NONE":
             # R5: the first relic group is the higher-damage one, crits on a tie
-            ignore_crit = (crit_instances, raw(crits - 1, normals) - hit_raw)
-            ignore_normal = (normal_instances, raw(crits, normals - 1) - hit_raw)
-            ordered = (ignore_crit, ignore_normal) if cd >= nd else (ignore_normal, ignore_crit)
-            relic_groups = tuple(
-                (np.broadcast_to(g, crits.shape).ravel(), change.ravel()) for g, change in ordered
-            )
-        grid = Through(
-            (own + hit_raw).ravel(),
-            (extra + k + crit_instances + normal_instances).ravel(),
-            relic_groups,
-        )
-        out.append((grid, hits.weights, saves_pool.weights))
+            ignore_crit = (crits if cd > 0 else np.zeros_like(crits),
+                           raw_damage(crits - 1, normals, profile) - hit_raw)  # fmt: skip
+            ignore_normal = (normals if nd > 0 else np.zeros_like(normals),
+                             raw_damage(crits, normals - 1, profile) - hit_raw)  # fmt: skip
+            relic_groups = (ignore_crit, ignore_normal)
+            if cd < nd:
+                relic_groups = (ignore_normal, ignore_crit)
+        raw = hit_raw + k + extra * m.devastating if m.devastating else hit_raw + k
+        out.append((Through(raw, instances, relic_groups), hits.weights, saves_pool.weights))
     return tuple(out)
 
 

@@ -11,17 +11,16 @@ depends on: (dice, success, critical, reroll, cursed).
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import cache, lru_cache
 from math import comb
+from typing import NamedTuple
+
+import numpy as np
 
 from .scenario import Reroll
 
 FACES = 6
 CURSED_FACE = 3
-
-Outcome = tuple[int, int, int, int]
-"""(crits, normals, fails, cursed) after re-rolls; cursed dice are also counted as fails."""
 
 ONES_MODES = frozenset({"REROLL_ONES", "ONES_AND_BALANCED"})
 CEASELESS_MODES = frozenset({"CEASELESS", "CEASELESS_AND_BALANCED"})
@@ -115,10 +114,47 @@ def _times(packed: int, die: Die) -> int:
     return sum(faces * (packed << shift) for shift, faces in die if faces)
 
 
+class Rolled(NamedTuple):
+    """The outcomes of a roll that occur, as columns: crits, normals, fails (cursed dice
+    included) and cursed dice, and `ways`, the face sequences of each over `den`. `ways` are
+    int64 while 6**(2·dice) fits, Python ints (an object array) beyond."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+    fails: np.ndarray
+    cursed: np.ndarray
+    ways: np.ndarray
+    den: int
+
+    def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
+        """The same outcomes after a stage that changed their crits and normals."""
+        return Kept(crits, normals, self.cursed, self.ways, self.den)
+
+
+class Kept(NamedTuple):
+    """One side's outcomes after §5 (retained crits and normals) or §6 (crit and normal
+    saves), one entry per rolled outcome: two entries may now agree, and every later step
+    being per entry, summing them would cost more than it saves."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+    cursed: np.ndarray
+    ways: np.ndarray
+    den: int
+
+
+def _slots(packed: int, slots: int, words: int) -> np.ndarray:
+    """The `slots` coefficients of a packed polynomial, `words` 64-bit words each, read in
+    one pass by numpy rather than one `int.from_bytes` per slot."""
+    raw = np.frombuffer(packed.to_bytes(slots * words * 8, "little"), dtype="<u8")
+    if words == 1:
+        return raw.astype(np.int64)
+    parts = raw.reshape(slots, words).astype(object)
+    return sum(parts[:, w] << (64 * w) for w in range(words))
+
+
 @lru_cache(maxsize=4096)
-def roll_counts(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
-) -> tuple[dict[Outcome, int], int]:
+def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> Rolled:
     """Exact distribution of (Cr, Nr, Fr, K) for `dice` rolled dice (§4), as face sequences
     over one denominator (6**(2·dice): every die may be rolled twice).
 
@@ -130,17 +166,18 @@ def roll_counts(
     being A = 6·(pc·x + pn·y + pk·z) (6: its unused second roll), and a re-rolled die is
     U = pc·x + pn·y + pf, its faces uncursed. So the roll is, over f eligible dice and m
     re-rolled, Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m: a polynomial in (x, y, z)
-    whose coefficients are the counts. Each polynomial is one integer with a slot of `width`
-    bytes per monomial x**c·y**n·z**k (Kronecker substitution); A's powers and Horner's rule
-    in U are shift-and-adds, and the slots are read once at the end.
+    whose coefficients are the counts. Each polynomial is one integer with a slot of whole
+    64-bit words per monomial x**c·y**n·z**k (Kronecker substitution); A's powers and
+    Horner's rule in U are shift-and-adds, and the slots are read at once at the end.
     """
     critical = max(critical, success)
     pc, pn, pk, pf = face_classes(success, critical, cursed)
     uc, un, _, uf = face_classes(success, critical, cursed=False)
     normals_eligible = reroll in NORMALS_MODES
-    width = (FACES ** (2 * dice)).bit_length() // 8 + 1
+    den = FACES ** (2 * dice)
+    words = den.bit_length() // 64 + 1  # a sign bit to spare: one word stays an int64
     k_slots = dice + 1 if pk else 1
-    z, y = 8 * width, 8 * width * k_slots
+    z, y = 64 * words, 64 * words * k_slots
     x = y * (dice + 1)
     kept: Die = ((x, FACES * pc), (y, 0 if normals_eligible else FACES * pn), (z, FACES * pk))
     powers = [1]
@@ -155,21 +192,8 @@ def roll_counts(
     total = by_rerolled[top]
     for m in range(top - 1, -1, -1):
         total = _times(total, ((x, uc), (y, un), (0, uf))) + by_rerolled[m]
-    raw = total.to_bytes((dice + 1) ** 2 * k_slots * width, "little")
-    result: dict[Outcome, int] = {}
-    for c in range(dice + 1):
-        for n in range(dice + 1 - c):
-            for k in range(min(k_slots, dice + 1 - c - n)):
-                at = ((c * (dice + 1) + n) * k_slots + k) * width
-                ways = int.from_bytes(raw[at : at + width], "little")
-                if ways:
-                    result[(c, n, dice - c - n, k)] = ways
-    return result, FACES ** (2 * dice)
-
-
-def roll(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
-) -> dict[Outcome, Fraction]:
-    """`roll_counts` as probabilities (memoised there)."""
-    counts, denominator = roll_counts(dice, success, critical, reroll, cursed)
-    return {key: Fraction(w, denominator) for key, w in counts.items()}
+    coefficients = _slots(total, (dice + 1) ** 2 * k_slots, words)
+    at = np.flatnonzero(coefficients)
+    cn, k = np.divmod(at, k_slots) if pk else (at, np.zeros_like(at))
+    c, n = np.divmod(cn, dice + 1)
+    return Rolled(c, n, dice - c - n, k, coefficients[at], den)

@@ -44,14 +44,18 @@ def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
     return np.zeros(size)
 
 
-def counted(ways: Sequence[int], den: int, exact: bool) -> Weights:
+def counted(ways: Sequence[int] | np.ndarray, den: int, exact: bool) -> Weights:
     """Counts of equally likely face sequences over `den`, reduced by their common factor (or
-    as floats: `int / int` rounds correctly, exactly as `float(Fraction)` does)."""
+    as floats, one division over the whole array: an int64 count or a Python int below 2**53
+    converts exactly, beyond within one rounding)."""
+    ways = np.asarray(ways)
     if not exact:
-        return Weights(np.array([w / den for w in ways], dtype=float), 1)
-    common = gcd(den, *ways)
-    num = np.empty(len(ways), dtype=object)
-    num[:] = [w // common for w in ways]
+        return Weights(ways.astype(float) / den if ways.dtype != object else
+                       (ways / den).astype(float), 1)  # fmt: skip
+    values = ways.tolist()
+    common = gcd(den, *values)
+    num = np.empty(len(values), dtype=object)
+    num[:] = [w // common for w in values] if common > 1 else values
     return Weights(num, den // common)
 
 

@@ -23,22 +23,23 @@ Retained = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Pool:
-    """Counts between steps, one entry per rolled outcome (numpy arrays): crits, ROLLED
-    normals, LOCKED normals, fails, Severe triggered. Every step is one array pass over all
-    outcomes: a condition of the spec is a mask, and `where` takes the step where it holds."""
+    """Counts between steps, one entry per rolled outcome (numpy arrays, or one scalar for
+    all): crits, ROLLED normals, LOCKED normals, fails, Severe triggered. Every step is one
+    array pass over all outcomes: a condition of the spec is a mask, and `where` takes the
+    step where it holds."""
 
     c: np.ndarray
     nr: np.ndarray
-    nl: np.ndarray
+    nl: np.ndarray | int
     f: np.ndarray
-    severe: np.ndarray
+    severe: np.ndarray | np.bool_
 
     def where(self, mask: np.ndarray, other: Pool) -> Pool:
         """`other` for the outcomes where `mask` holds, this pool elsewhere."""
         return Pool(
             *(
-                np.where(mask, getattr(other, k), getattr(self, k))
-                for k in Pool.__dataclass_fields__
+                mine if theirs is mine else np.where(mask, theirs, mine)
+                for mine, theirs in zip(astuple_shallow(self), astuple_shallow(other), strict=True)
             )
         )
 
@@ -55,6 +56,12 @@ class Pool:
         """Change-worded promotion: a LOCKED normal if there is one, else a ROLLED one."""
         locked = replace(self, nl=self.nl - 1, c=self.c + 1)
         return self.rolled_to_crit().where(self.nl >= 1, locked)
+
+
+def astuple_shallow(p: Pool) -> tuple:
+    """The fields of `p`, in order, not copied (a step leaves the fields it does not change
+    as the very same arrays, so `where` skips them)."""
+    return (p.c, p.nr, p.nl, p.f, p.severe)
 
 
 def punishing(d: AttackDice, p: Pool, ob: bool) -> Pool:
@@ -90,7 +97,7 @@ def severe(d: AttackDice, p: Pool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
     if not d.severe:
         return p
-    promoted = replace(p.any_normal_to_crit(), severe=np.ones_like(p.severe))
+    promoted = replace(p.any_normal_to_crit(), severe=np.True_)
     return p.where((p.c == 0) & (p.nr + p.nl >= 1), promoted)
 
 
@@ -164,13 +171,9 @@ def retain(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A3–A12 on the rolled counts of every outcome: the retained (crits, normals)."""
     auto_crits, accurate, _ = auto_retained(d)
-    p = Pool(
-        crits + auto_crits,
-        normals,
-        np.full_like(normals, accurate),
-        fails,
-        np.zeros(len(crits), dtype=bool),
-    )
+    # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
+    # changes them makes arrays of them, and a scenario without one pays for no arrays
+    p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
     p = punishing(d, p, ob)
     p = purity_seal(d, p)
     p = close_assault(d, p)

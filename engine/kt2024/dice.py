@@ -26,6 +26,9 @@ ONES_MODES = frozenset({"REROLL_ONES", "ONES_AND_BALANCED"})
 CEASELESS_MODES = frozenset({"CEASELESS", "CEASELESS_AND_BALANCED"})
 NORMALS_MODES = frozenset({"CRIT_FISH"})
 """Modes that re-roll normal successes as well as fails."""
+PER_DIE_MODES = frozenset({"NONE", "RELENTLESS", "CRIT_FISH", "REROLL_ONES"})
+"""Modes whose choice for a die depends on that die alone (how many it re-rolls is then a
+sum over the dice): the dice stay independent, and the roll is a power of one die's."""
 
 
 def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
@@ -91,17 +94,14 @@ def fail_splits(reroll: Reroll, faces: int, fails: int) -> list[tuple[int, int, 
     return [(0, 0, faces**fails)]
 
 
-def _rerolled_by_eligible(reroll: Reroll, faces: int, dice: int) -> list[dict[int, int]]:
-    """For every number f of eligible dice (of `faces` faces): the number re-rolled m ->
-    face sequences of those f dice, each kept die counted 6 times (its unused second roll)."""
-    table = []
-    for f in range(dice + 1):
-        ways: dict[int, int] = {}
-        for ones, most, split in fail_splits(reroll, faces, f):
-            m = rerolled_count(reroll, f, ones, most)
-            ways[m] = ways.get(m, 0) + split * FACES ** (f - m)
-        table.append(ways)
-    return table
+def _rerolled(reroll: Reroll, faces: int, eligible: int) -> dict[int, int]:
+    """For `eligible` dice (of `faces` faces): the number re-rolled m -> face sequences of
+    those dice, each kept die counted 6 times (its unused second roll)."""
+    ways: dict[int, int] = {}
+    for ones, most, split in fail_splits(reroll, faces, eligible):
+        m = rerolled_count(reroll, eligible, ones, most)
+        ways[m] = ways.get(m, 0) + split * FACES ** (eligible - m)
+    return ways
 
 
 Die = tuple[tuple[int, int], ...]
@@ -146,11 +146,28 @@ class Kept(NamedTuple):
 def _slots(packed: int, slots: int, words: int) -> np.ndarray:
     """The `slots` coefficients of a packed polynomial, `words` 64-bit words each, read in
     one pass by numpy rather than one `int.from_bytes` per slot."""
-    raw = np.frombuffer(packed.to_bytes(slots * words * 8, "little"), dtype="<u8")
-    if words == 1:
-        return raw.astype(np.int64)
-    parts = raw.reshape(slots, words).astype(object)
+    raw = packed.to_bytes(slots * words * 8, "little")
+    if words == 1:  # below 2**63: the int64 read of the same bytes
+        return np.frombuffer(raw, dtype="<i8")
+    parts = np.frombuffer(raw, dtype="<u8").reshape(slots, words).astype(object)
     return sum(parts[:, w] << (64 * w) for w in range(words))
+
+
+def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
+    """Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m over f eligible dice and m re-rolled,
+    packed (see `roll_counts`): A's powers by shift-and-adds, then Horner's rule in U."""
+    powers = [1]
+    for _ in range(dice):
+        powers.append(_times(powers[-1], kept))
+    by_rerolled = [0] * (dice + 1)
+    for f, ways in enumerate(by_eligible):
+        for m, w in ways.items():
+            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
+    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
+    total = by_rerolled[top]
+    for m in range(top - 1, -1, -1):
+        total = _times(total, rerolled) + by_rerolled[m]
+    return total
 
 
 @lru_cache(maxsize=4096)
@@ -167,8 +184,10 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     U = pc·x + pn·y + pf, its faces uncursed. So the roll is, over f eligible dice and m
     re-rolled, Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m: a polynomial in (x, y, z)
     whose coefficients are the counts. Each polynomial is one integer with a slot of whole
-    64-bit words per monomial x**c·y**n·z**k (Kronecker substitution); A's powers and
-    Horner's rule in U are shift-and-adds, and the slots are read at once at the end.
+    64-bit words per monomial x**c·y**n·z**k (Kronecker substitution), and the slots are read
+    at once at the end. When each eligible die's fate is its own (PER_DIE_MODES), ways(f, ·)
+    is the f-th power of one die's and the sum is (A + V)**dice, V = Σ_m ways(1, m) · U**m:
+    one big-integer power.
     """
     critical = max(critical, success)
     pc, pn, pk, pf = face_classes(success, critical, cursed)
@@ -180,20 +199,17 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     z, y = 64 * words, 64 * words * k_slots
     x = y * (dice + 1)
     kept: Die = ((x, FACES * pc), (y, 0 if normals_eligible else FACES * pn), (z, FACES * pk))
-    powers = [1]
-    for _ in range(dice):
-        powers.append(_times(powers[-1], kept))
-    by_rerolled = [0] * (dice + 1)
+    rerolled: Die = ((x, uc), (y, un), (0, uf))
     eligible = pf + pn if normals_eligible else pf
-    for f, ways in enumerate(_rerolled_by_eligible(reroll, eligible, dice)):
-        for m, w in ways.items():
-            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
-    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
-    total = by_rerolled[top]
-    for m in range(top - 1, -1, -1):
-        total = _times(total, ((x, uc), (y, un), (0, uf))) + by_rerolled[m]
+    if reroll in PER_DIE_MODES:
+        one = _rerolled(reroll, eligible, 1)  # one eligible die: m -> ways
+        die = _times(1, kept) + one.get(0, 0) + one.get(1, 0) * _times(1, rerolled)
+        total = die**dice
+    else:
+        by_eligible = [_rerolled(reroll, eligible, f) for f in range(dice + 1)]
+        total = _pool_of_dice(dice, kept, rerolled, by_eligible)
     coefficients = _slots(total, (dice + 1) ** 2 * k_slots, words)
-    at = np.flatnonzero(coefficients)
-    cn, k = np.divmod(at, k_slots) if pk else (at, np.zeros_like(at))
+    at = coefficients.nonzero()[0]
+    cn, k = np.divmod(at, k_slots) if pk else (at, np.zeros(at.size, dtype=np.int64))
     c, n = np.divmod(cn, dice + 1)
     return Rolled(c, n, dice - c - n, k, coefficients[at], den)

@@ -136,6 +136,7 @@ class Through:
     raw: np.ndarray
     instances: np.ndarray
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+    weights: Weights
 
 
 def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
@@ -148,8 +149,8 @@ def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=2048)
-def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
-    """Every group's pairs with what gets through the saves, and the two sides' weights.
+def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
+    """Every group's pairs with what gets through the saves, and their weights.
 
     Memoised like the per-damage-profile tables it replaces: the key holds the dice,
     the damage profile and the defender, and an entry is a few arrays of the pairs that occur
@@ -177,7 +178,9 @@ def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], 
             if cd < nd:
                 relic_groups = (ignore_normal, ignore_crit)
         raw = hit_raw + k + extra * m.devastating if m.devastating else hit_raw + k
-        out.append((Through(raw, instances, relic_groups), hits.weights, saves_pool.weights))
+        hw, sw = hits.weights, saves_pool.weights
+        weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
+        out.append(Through(raw, instances, relic_groups, weights))
     return tuple(out)
 
 
@@ -186,9 +189,8 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     parts: list[list[Outcomes]] = [[], []]
-    for grid, hit_weights, save_weights in through(m, exact):
-        num = np.multiply.outer(hit_weights.num, save_weights.num).ravel()
-        saved = Outcomes(grid.raw, grid.instances, Weights(num, hit_weights.den * save_weights.den))
+    for grid in through(m, exact):
+        saved = Outcomes(grid.raw, grid.instances, grid.weights)
         if relic is None:
             parts[0].append(saved)
             continue
@@ -207,30 +209,31 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     return tuple(concatenate(p) for p in parts if p)
 
 
-def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np.ndarray:
-    """Sum `num` into bins `index` (exact ints stay ints)."""
+def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:
+    """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
+    index."""
     if not exact:
         return np.bincount(index, weights=num, minlength=size)
-    out = pr.zeros(size, exact)
+    out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
     np.add.at(out, index, num)
     return out
 
 
 def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
     """R8–R9: the distribution of the action's damage (index = damage)."""
-    size = int(o.raw.max(initial=0)) + 1
     if threshold is None:
-        return Weights(accumulate(o.raw, o.weights.num, size, exact), o.weights.den)
+        return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
+    size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
-    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, size * (top + 1), exact)
-    cells = np.flatnonzero(grid)
+    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, exact, size * (top + 1))
+    cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
     reduced = np.arange(top + 1)
     valid = reduced[None, :] <= counts[:, None]
     spread = grid[cells][:, None] * fnp.num[counts, :]
     target = raws[:, None] - reduced[None, :]
-    out = accumulate(target[valid], spread[valid], size, exact)
+    out = accumulate(target[valid], spread[valid], exact, size)
     return Weights(out, o.weights.den * fnp.den)
 
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .precision import slot_words, unpack
 from .scenario import Reroll
 
 FACES = 6
@@ -143,16 +144,6 @@ class Kept(NamedTuple):
     den: int
 
 
-def _slots(packed: int, slots: int, words: int) -> np.ndarray:
-    """The `slots` coefficients of a packed polynomial, `words` 64-bit words each, read in
-    one pass by numpy rather than one `int.from_bytes` per slot."""
-    raw = packed.to_bytes(slots * words * 8, "little")
-    if words == 1:  # below 2**63: the int64 read of the same bytes
-        return np.frombuffer(raw, dtype="<i8")
-    parts = np.frombuffer(raw, dtype="<u8").reshape(slots, words).astype(object)
-    return sum(parts[:, w] << (64 * w) for w in range(words))
-
-
 def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
     """Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m over f eligible dice and m re-rolled,
     packed (see `roll_counts`): A's powers by shift-and-adds, then Horner's rule in U."""
@@ -194,7 +185,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     uc, un, _, uf = face_classes(success, critical, cursed=False)
     normals_eligible = reroll in NORMALS_MODES
     den = FACES ** (2 * dice)
-    words = den.bit_length() // 64 + 1  # a sign bit to spare: one word stays an int64
+    words = slot_words(den)
     k_slots = dice + 1 if pk else 1
     z, y = 64 * words, 64 * words * k_slots
     x = y * (dice + 1)
@@ -208,7 +199,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     else:
         by_eligible = [_rerolled(reroll, eligible, f) for f in range(dice + 1)]
         total = _pool_of_dice(dice, kept, rerolled, by_eligible)
-    coefficients = _slots(total, (dice + 1) ** 2 * k_slots, words)
+    coefficients = unpack(total, (dice + 1) ** 2 * k_slots, words)
     at = coefficients.nonzero()[0]
     cn, k = np.divmod(at, k_slots) if pk else (at, np.zeros(at.size, dtype=np.int64))
     c, n = np.divmod(cn, dice + 1)

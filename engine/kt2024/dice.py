@@ -11,8 +11,8 @@ depends on: (dice, success, critical, reroll, cursed).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
-from math import comb
+from functools import lru_cache
+from math import comb, factorial
 from typing import NamedTuple
 
 import numpy as np
@@ -74,32 +74,50 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     raise ValueError(f"unknown re-roll mode {reroll!r}")
 
 
-@cache
-def _at_most(faces: int, dice: int, bound: int) -> int:
-    """Face sequences of `dice` dice over `faces` faces with no face shown more than `bound`."""
-    if faces == 0:
-        return int(dice == 0)
-    return sum(
-        comb(dice, j) * _at_most(faces - 1, dice - j, bound) for j in range(min(bound, dice) + 1)
-    )
+@lru_cache(maxsize=256)
+def at_most(faces: int, dice: int) -> list[list[int]]:
+    """Row n = 0..dice, column b = 0..n: the face sequences of n dice over `faces` faces with
+    no face shown more than b times.
+
+    Why one power per bound: such sequences number n! · [x**n] (Σ_{j≤b} x**j / j!)**faces.
+    Scaled by dice! the inner sum has integer coefficients dice!/j!, so its power (truncated
+    at x**dice) is a few products of one packed integer (Kronecker substitution), whose x**n
+    slot is (dice!)**faces / n! times the count.
+    """
+    scale = factorial(dice)
+    width = faces * (scale.bit_length() + 2) + 1  # a slot holds (e · dice!)**faces
+    keep = (1 << (width * (dice + 1))) - 1
+    rows: list[list[int]] = [[] for _ in range(dice + 1)]
+    packed, term, divisor = 0, scale, scale**faces
+    for bound in range(dice + 1):
+        packed += term << (width * bound)  # the polynomial up to x**bound; term = dice!/bound!
+        term //= bound + 1
+        power = 1
+        for _ in range(faces):
+            power = power * packed & keep
+        for n in range(bound, dice + 1):
+            slot = (power >> (width * n)) & ((1 << width) - 1)
+            rows[n].append(slot * factorial(n) // divisor)
+    return rows
 
 
-def fail_splits(reroll: Reroll, faces: int, fails: int) -> list[tuple[int, int, int]]:
+def fail_splits(reroll: Reroll, faces: int, fails: int, dice: int) -> list[tuple[int, int, int]]:
     """How `fails` eligible failed dice over `faces` fail faces split, as the mode sees them:
-    (ones, most, face sequences), `ones` and `most` left 0 where the mode ignores them."""
+    (ones, most, face sequences), `ones` and `most` left 0 where the mode ignores them;
+    `dice` ≥ `fails` is the pool's size (one Ceaseless table serves all its fails)."""
     if reroll in ONES_MODES and faces:
         return [(o, 0, comb(fails, o) * (faces - 1) ** (fails - o)) for o in range(fails + 1)]
     if reroll in CEASELESS_MODES and fails:
-        ways = [_at_most(faces, fails, m) for m in range(fails + 1)]
+        ways = at_most(faces, dice)[fails]
         return [(0, m, ways[m] - ways[m - 1]) for m in range(1, fails + 1) if ways[m] > ways[m - 1]]
     return [(0, 0, faces**fails)]
 
 
-def _rerolled(reroll: Reroll, faces: int, eligible: int) -> dict[int, int]:
-    """For `eligible` dice (of `faces` faces): the number re-rolled m -> face sequences of
-    those dice, each kept die counted 6 times (its unused second roll)."""
+def _rerolled(reroll: Reroll, faces: int, eligible: int, dice: int) -> dict[int, int]:
+    """For `eligible` dice (of `faces` faces) of a pool of `dice`: the number re-rolled m ->
+    face sequences of those dice, each kept die counted 6 times (its unused second roll)."""
     ways: dict[int, int] = {}
-    for ones, most, split in fail_splits(reroll, faces, eligible):
+    for ones, most, split in fail_splits(reroll, faces, eligible, dice):
         m = rerolled_count(reroll, eligible, ones, most)
         ways[m] = ways.get(m, 0) + split * FACES ** (eligible - m)
     return ways
@@ -193,11 +211,11 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     rerolled: Die = ((x, uc), (y, un), (0, uf))
     eligible = pf + pn if normals_eligible else pf
     if reroll in PER_DIE_MODES:
-        one = _rerolled(reroll, eligible, 1)  # one eligible die: m -> ways
+        one = _rerolled(reroll, eligible, 1, 1)  # one eligible die: m -> ways
         die = _times(1, kept) + one.get(0, 0) + one.get(1, 0) * _times(1, rerolled)
         total = die**dice
     else:
-        by_eligible = [_rerolled(reroll, eligible, f) for f in range(dice + 1)]
+        by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
         total = _pool_of_dice(dice, kept, rerolled, by_eligible)
     coefficients = unpack(total, (dice + 1) ** 2 * k_slots, words)
     at = coefficients.nonzero()[0]

@@ -111,13 +111,19 @@ def convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     if x.dtype != object:
         return np.convolve(x, y)
-    bound = max(x.max(), 1) * max(y.max(), 1) * min(len(x), len(y))
-    words = slot_words(bound)
-    product = pack(x, words) * pack(y, words)
-    return unpack(product, len(x) + len(y) - 1, words).astype(object)
+    width = (max(x.max(), 1).bit_length() + max(y.max(), 1).bit_length()) + min(
+        len(x), len(y)
+    ).bit_length()
+    size = (width + 7) // 8
+    product = _pack(x, size) * _pack(y, size)
+    raw = product.to_bytes(size * (len(x) + len(y) - 1), "little")
+    out = np.empty(len(x) + len(y) - 1, dtype=object)
+    out[:] = [int.from_bytes(raw[i : i + size], "little") for i in range(0, len(raw), size)]
+    return out
 
 
-WORD_MASK = (1 << 64) - 1
+def _pack(values: np.ndarray, size: int) -> int:
+    return int.from_bytes(b"".join(int(v).to_bytes(size, "little") for v in values), "little")
 
 
 def slot_words(bound: int) -> int:
@@ -126,20 +132,10 @@ def slot_words(bound: int) -> int:
     return bound.bit_length() // 64 + 1
 
 
-def pack(values: np.ndarray, words: int) -> int:
-    """Non-negative integers (int64, or Python ints in an object array) as one integer, a slot
-    of `words` 64-bit words each, lowest first: a few array operations, not one per value."""
-    if words == 1:
-        return int.from_bytes(values.astype(np.int64).tobytes(), "little")
-    parts = np.empty((len(values), words), dtype=np.uint64)
-    for w in range(words):
-        parts[:, w] = (values >> (64 * w)) & WORD_MASK
-    return int.from_bytes(parts.tobytes(), "little")
-
-
 def unpack(packed: int, slots: int, words: int) -> np.ndarray:
-    """The `slots` values of a packed integer (see `pack`): int64 for one-word slots, Python
-    ints (an object array) beyond, read in one pass rather than one `int.from_bytes` each."""
+    """The `slots` values of an integer packing non-negative integers in slots of `words`
+    64-bit words each, lowest first: int64 for one-word slots, Python ints (an object array)
+    beyond, read in one pass rather than one `int.from_bytes` each."""
     raw = packed.to_bytes(slots * words * 8, "little")
     if words == 1:
         return np.frombuffer(raw, dtype="<i8")

@@ -9,9 +9,6 @@ import numpy as np
 from .dice import Kept, roll_counts
 from .scenario import Attacker, Defender
 
-Saves = tuple[int, int, int]
-"""(cs, ns, K): critical saves, normal saves, cursed defence dice."""
-
 
 def save_thresholds(d: Defender) -> tuple[int, int]:
     """(success, critical) of a defence die: the invulnerable save replaces the save (§3)."""

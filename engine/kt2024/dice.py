@@ -134,9 +134,10 @@ def _times(packed: int, die: Die) -> int:
 
 
 class Rolled(NamedTuple):
-    """The outcomes of a roll that occur, as columns: crits, normals, fails (cursed dice
-    included) and cursed dice, and `ways`, the face sequences of each over `den`. `ways` are
-    int64 while 6**(2·dice) fits, Python ints (an object array) beyond."""
+    """The outcomes of a roll, as columns: crits, normals, fails (cursed dice included) and
+    cursed dice, and `ways`, the face sequences of each over `den` (int64 while 6**(2·dice)
+    fits, Python ints in an object array beyond). The columns are every count the dice allow
+    (`simplex`), shared and read-only: an outcome the faces cannot make has 0 ways."""
 
     crits: np.ndarray
     normals: np.ndarray
@@ -160,6 +161,41 @@ class Kept(NamedTuple):
     cursed: np.ndarray
     ways: np.ndarray
     den: int
+
+
+class Simplex(NamedTuple):
+    """Every outcome (c, n, k) of `dice` dice, c + n + k ≤ dice, as columns with its fails
+    and its slot in a packed roll (see `roll_counts`)."""
+
+    slot: np.ndarray
+    crits: np.ndarray
+    normals: np.ndarray
+    fails: np.ndarray
+    cursed: np.ndarray
+
+
+def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
+    """The outcomes a roll of `dice` dice can have: with cursed dice only under Curse of Rot
+    and normal successes only when some uncursed face is one (critical above success)."""
+    k_slots = dice + 1 if cursed else 1
+    c, n, k = (a.ravel() for a in np.indices((dice + 1, dice + 1 if normals else 1, k_slots)))
+    inside = c + n + k <= dice
+    c, n, k = c[inside], n[inside], k[inside]
+    columns = Simplex((c * (dice + 1) + n) * k_slots + k, c, n, dice - c - n, k)
+    for column in columns:
+        column.flags.writeable = False
+    return columns
+
+
+SIMPLEX_DICE = 20
+"""Pools up to this size (the largest the API takes) find their outcomes built at import: an
+index table, the same for every roll of that size, rather than a memo a cold roll would fill."""
+_SIMPLICES = {
+    (dice, cursed, normals): simplex(dice, cursed, normals)
+    for dice in range(SIMPLEX_DICE + 1)
+    for cursed in (False, True)
+    for normals in (False, True)
+}
 
 
 def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
@@ -217,8 +253,6 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     else:
         by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
         total = _pool_of_dice(dice, kept, rerolled, by_eligible)
-    coefficients = unpack(total, (dice + 1) ** 2 * k_slots, words)
-    at = coefficients.nonzero()[0]
-    cn, k = np.divmod(at, k_slots) if pk else (at, np.zeros(at.size, dtype=np.int64))
-    c, n = np.divmod(cn, dice + 1)
-    return Rolled(c, n, dice - c - n, k, coefficients[at], den)
+    outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
+    ways = unpack(total, (dice + 1) ** 2 * k_slots, words).take(outcomes.slot)
+    return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)

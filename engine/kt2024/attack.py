@@ -8,9 +8,9 @@ normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,8 +21,7 @@ Retained = tuple[int, int, int]
 """(c, n, K): retained critical successes, retained normal successes, cursed dice."""
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(NamedTuple):
     """Counts between steps, one entry per rolled outcome (numpy arrays, or one scalar for
     all): crits, ROLLED normals, LOCKED normals, fails, Severe triggered. Every step is one
     array pass over all outcomes: a condition of the spec is a mask, and `where` takes the
@@ -35,33 +34,28 @@ class Pool:
     severe: np.ndarray | np.bool_
 
     def where(self, mask: np.ndarray, other: Pool) -> Pool:
-        """`other` for the outcomes where `mask` holds, this pool elsewhere."""
+        """`other` for the outcomes where `mask` holds, this pool elsewhere. A step leaves the
+        fields it does not change as the very same arrays, which need no pass."""
         return Pool(
             *(
                 mine if theirs is mine else np.where(mask, theirs, mine)
-                for mine, theirs in zip(astuple_shallow(self), astuple_shallow(other), strict=True)
+                for mine, theirs in zip(self, other, strict=True)
             )
         )
 
     def fail_to_normal(self) -> Pool:
-        return replace(self, f=self.f - 1, nl=self.nl + 1)
+        return self._replace(f=self.f - 1, nl=self.nl + 1)
 
     def fail_to_crit(self) -> Pool:
-        return replace(self, f=self.f - 1, c=self.c + 1)
+        return self._replace(f=self.f - 1, c=self.c + 1)
 
     def rolled_to_crit(self) -> Pool:
-        return replace(self, nr=self.nr - 1, c=self.c + 1)
+        return self._replace(nr=self.nr - 1, c=self.c + 1)
 
     def any_normal_to_crit(self) -> Pool:
         """Change-worded promotion: a LOCKED normal if there is one, else a ROLLED one."""
-        locked = replace(self, nl=self.nl - 1, c=self.c + 1)
+        locked = self._replace(nl=self.nl - 1, c=self.c + 1)
         return self.rolled_to_crit().where(self.nl >= 1, locked)
-
-
-def astuple_shallow(p: Pool) -> tuple:
-    """The fields of `p`, in order, not copied (a step leaves the fields it does not change
-    as the very same arrays, so `where` skips them)."""
-    return (p.c, p.nr, p.nl, p.f, p.severe)
 
 
 def punishing(d: AttackDice, p: Pool, ob: bool) -> Pool:
@@ -75,7 +69,7 @@ def purity_seal(d: AttackDice, p: Pool) -> Pool:
     """A5: two fails become one LOCKED normal (one discarded, the other retained)."""
     if not d.purity_seal:
         return p
-    return p.where(p.f >= 2, replace(p, f=p.f - 2, nl=p.nl + 1))
+    return p.where(p.f >= 2, p._replace(f=p.f - 2, nl=p.nl + 1))
 
 
 def close_assault(d: AttackDice, p: Pool) -> Pool:
@@ -90,14 +84,14 @@ def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
     if not d.fails_to_norms:
         return p
     m = np.minimum(d.fails_to_norms, p.f)
-    return replace(p, f=p.f - m, nl=p.nl + m)
+    return p._replace(f=p.f - m, nl=p.nl + m)
 
 
 def severe(d: AttackDice, p: Pool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
     if not d.severe:
         return p
-    promoted = replace(p.any_normal_to_crit(), severe=np.True_)
+    promoted = p.any_normal_to_crit()._replace(severe=np.True_)
     return p.where((p.c == 0) & (p.nr + p.nl >= 1), promoted)
 
 
@@ -106,7 +100,7 @@ def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
     if not d.norms_to_crits:
         return p
     m = np.minimum(d.norms_to_crits, p.nr)
-    return replace(p, nr=p.nr - m, c=p.c + m)
+    return p._replace(nr=p.nr - m, c=p.c + m)
 
 
 def rending(d: AttackDice, p: Pool, ob: bool) -> Pool:

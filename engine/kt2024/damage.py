@@ -70,7 +70,7 @@ class Outcomes:
     Pain."""
 
     raw: np.ndarray
-    instances: np.ndarray
+    instances: np.ndarray | None
     weights: Weights
 
     def scaled(self, factor: np.ndarray, den: int) -> Outcomes:
@@ -87,9 +87,10 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     if len(parts) == 1:
         return parts[0]
     den = pr.common(p.weights for p in parts)
+    counted = parts[0].instances is not None
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
-        np.concatenate([p.instances for p in parts]),
+        np.concatenate([p.instances for p in parts]) if counted else None,
         Weights(np.concatenate([p.weights.rescaled(den) for p in parts]), den),
     )
 
@@ -130,11 +131,12 @@ def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
 @dataclass(frozen=True)
 class Through:
     """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
-    and damage instances; with relics live, each relic group's instances and the change of
-    raw damage when one of its instances is ignored (R5)."""
+    and, when Feel No Pain or relics will count them, damage instances; with relics live, each
+    relic group's instances and the change of raw damage when one of its instances is ignored
+    (R5)."""
 
     raw: np.ndarray
-    instances: np.ndarray
+    instances: np.ndarray | None
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
     weights: Weights
 
@@ -162,11 +164,13 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     for hits, saves_pool in groups(m, exact):
         (c, n, extra), (cs, ns, k) = pairs(hits, saves_pool)
         crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch)
-        instances = extra + k  # R1 Devastating and R7 curse, outside the saves
-        if cd > 0:
-            instances = instances + crits
-        if nd > 0:
-            instances = instances + normals
+        instances = None  # only Feel No Pain (R8) and the relics (R5) count them
+        if d.feel_no_pain is not None or d.saintly_relics != "NONE":
+            instances = extra + k  # R1 Devastating and R7 curse, outside the saves
+            if cd > 0:
+                instances = instances + crits
+            if nd > 0:
+                instances = instances + normals
         relic_groups = ()
         if d.saintly_relics != "NONE":
             # R5: the first relic group is the higher-damage one, crits on a tie
@@ -177,7 +181,9 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
             relic_groups = (ignore_crit, ignore_normal)
             if cd < nd:
                 relic_groups = (ignore_normal, ignore_crit)
-        raw = hit_raw + k + extra * m.devastating if m.devastating else hit_raw + k
+        raw = hit_raw + extra * m.devastating if m.devastating else hit_raw  # R1
+        if m.cursed:
+            raw = raw + k  # R7: one damage a cursed defence die
         hw, sw = hits.weights, saves_pool.weights
         weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
         out.append(Through(raw, instances, relic_groups, weights))

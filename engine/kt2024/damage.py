@@ -10,7 +10,6 @@ binomial, one trial per damage instance. Nothing is tabulated per damage profile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -33,8 +32,7 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
     return Fraction(7 - threshold, 6)
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(NamedTuple):
     """Outcomes of one side as flat arrays. `columns` has three rows: the two counts this
     side brings to the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its
     own (one per crit with Devastating, one 1-damage instance per curse)."""
@@ -64,8 +62,7 @@ def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bo
     return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
-@dataclass(frozen=True)
-class Outcomes:
+class Outcomes(NamedTuple):
     """Outcome pairs of an action: raw damage, damage instances and weight, before Feel No
     Pain."""
 
@@ -128,8 +125,7 @@ def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
     ]
 
 
-@dataclass(frozen=True)
-class Through:
+class Through(NamedTuple):
     """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
     and, when Feel No Pain or relics will count them, damage instances; with relics live, each
     relic group's instances and the change of raw damage when one of its instances is ignored

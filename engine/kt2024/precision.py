@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from itertools import repeat
 from math import comb, gcd, lcm
 from typing import NamedTuple
 
@@ -118,12 +119,18 @@ def convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     product = _pack(x, size) * _pack(y, size)
     raw = product.to_bytes(size * (len(x) + len(y) - 1), "little")
     out = np.empty(len(x) + len(y) - 1, dtype=object)
-    out[:] = [int.from_bytes(raw[i : i + size], "little") for i in range(0, len(raw), size)]
+    slots = (raw[i : i + size] for i in range(0, len(raw), size))
+    out[:] = list(map(int.from_bytes, slots, repeat("little")))
     return out
 
 
 def _pack(values: np.ndarray, size: int) -> int:
-    return int.from_bytes(b"".join(int(v).to_bytes(size, "little") for v in values), "little")
+    """Python ints as one integer, `size` bytes a slot (`map` over the C methods, no frame
+    a value)."""
+    ints = values.tolist()
+    return int.from_bytes(
+        b"".join(map(int.to_bytes, ints, repeat(size), repeat("little"))), "little"
+    )
 
 
 def slot_words(bound: int) -> int:

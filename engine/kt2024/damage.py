@@ -138,12 +138,13 @@ class Through(NamedTuple):
 
 
 def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
-    """Every (attack, defence) outcome pair's columns, flat and attack-major: two takes of
-    one index grid, so that every later step is an operation on arrays of one shape (numpy
-    broadcasting costs more than the arithmetic on arrays this small)."""
-    attack, defence = np.divmod(np.arange(hits.columns.shape[1] * saves_pool.columns.shape[1]),
-                                saves_pool.columns.shape[1])  # fmt: skip
-    return hits.columns.take(attack, axis=1), saves_pool.columns.take(defence, axis=1)
+    """Every (attack, defence) outcome pair's columns, flat and attack-major, so that every
+    later step is an operation on arrays of one shape (numpy broadcasting costs more than the
+    arithmetic on arrays this small)."""
+    (rows, attack), defence = hits.columns.shape, saves_pool.columns.shape[1]
+    tiled = np.empty((rows, attack, defence), dtype=np.int64)
+    tiled[...] = saves_pool.columns[:, None, :]
+    return hits.columns.repeat(defence, axis=1), tiled.reshape(rows, attack * defence)
 
 
 @lru_cache(maxsize=2048)

@@ -51,7 +51,8 @@ def counted(ways: Sequence[int] | np.ndarray, den: int, exact: bool) -> Weights:
     converts exactly, beyond within one rounding)."""
     ways = np.asarray(ways)
     if not exact:
-        return Weights(ways / den if ways.dtype != object else (ways / den).astype(float), 1)
+        floats = ways / float(den) if ways.dtype != object else (ways / den).astype(float)
+        return Weights(floats, 1)
     values = ways.tolist()
     common = gcd(den, *values)
     num = np.empty(len(values), dtype=object)

@@ -5,6 +5,7 @@ convex cost (`allocation.allocate`, `allocation.resolve_saves`)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 from typing import get_args
@@ -21,14 +22,14 @@ from engine.kt2024.dice import PER_DIE_MODES, at_most, roll_counts
 from engine.kt2024.scenario import Reroll
 
 
+def rolls(most_dice: int, modes: Sequence[Reroll]) -> tuple[st.SearchStrategy, ...]:
+    """(dice, success, critical, reroll, cursed) of `roll_counts`."""
+    dice = st.integers(0, most_dice)
+    return dice, st.integers(2, 6), st.integers(2, 6), st.sampled_from(modes), st.booleans()
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    st.integers(0, 4),
-    st.integers(2, 6),
-    st.integers(2, 6),
-    st.sampled_from(get_args(Reroll)),
-    st.booleans(),
-)
+@given(*rolls(4, get_args(Reroll)))
 def test_roll_counts_equal_the_oracle(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
@@ -51,13 +52,7 @@ def test_at_most_counts_every_face_sequence(faces: int, dice: int) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.integers(0, 12),
-    st.integers(2, 6),
-    st.integers(2, 6),
-    st.sampled_from(sorted(PER_DIE_MODES)),
-    st.booleans(),
-)
+@given(*rolls(12, sorted(PER_DIE_MODES)))
 def test_per_die_power_equals_the_general_sum(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:

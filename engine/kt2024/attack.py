@@ -203,10 +203,12 @@ def retained_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> 
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
-    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
+    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields:
+    the outcomes that occur, each once."""
     kept = retained_counts(attack_dice(d), obscured, cursed, devastating)
     keys = zip(kept.crits.tolist(), kept.normals.tolist(), kept.cursed.tolist(), strict=True)
     ways: dict[Retained, int] = {}
     for key, w in zip(keys, kept.ways.tolist(), strict=True):
-        ways[key] = ways.get(key, 0) + w
+        if w:
+            ways[key] = ways.get(key, 0) + w
     return {key: Fraction(w, kept.den) for key, w in ways.items()}

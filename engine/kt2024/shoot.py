@@ -86,8 +86,8 @@ def shoot(s: Shoot) -> ShootResult:
     exact, wounds = s.options.exact, s.defender.wounds
     totals = round_totals(s)
     num, den = totals[-1].num, totals[-1].den
-    support = num.nonzero()[0].tolist()
-    final = num[support].tolist()
+    at = num.nonzero()[0]
+    support, final = at.tolist(), num[at].tolist()
     dist = dict(zip(support, [Fraction(p, den) for p in final] if exact else final, strict=True))
     expected = pr.value(sum(map(mul, support, final)), den, exact)
     by_round = [pr.value(sum(w.num[wounds:].tolist()), w.den, exact) for w in totals]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import mul
 
 import numpy as np
 
@@ -89,6 +88,6 @@ def shoot(s: Shoot) -> ShootResult:
     at = num.nonzero()[0]
     support, final = at.tolist(), num[at].tolist()
     dist = dict(zip(support, [Fraction(p, den) for p in final] if exact else final, strict=True))
-    expected = pr.value(sum(map(mul, support, final)), den, exact)
-    by_round = [pr.value(sum(w.num[wounds:].tolist()), w.den, exact) for w in totals]
+    expected = pr.value(np.dot(at, num[at]), den, exact)  # numpy's sums: the float bits of
+    by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]  # every revision
     return ShootResult(dist, expected, by_round[-1], by_round)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, shoot
@@ -95,8 +95,29 @@ def test_a_worse_save_can_fish_more_crit_saves_with_balanced() -> None:
 @settings(max_examples=60, deadline=None)
 @given(scenarios(obscured=False))
 def test_more_attacks_never_lower_expected_damage(s: Shoot) -> None:
-    more = replace(s, attacker=replace(s.attacker, attacks=s.attacker.attacks + 1))
+    """Except under Curse of Rot with Piercing: an extra hit may take away a defence die that
+    would have been cursed, and with it a curse's 1 damage (the test below)."""
+    a = s.attacker
+    assume(not (a.curse_of_rot and (a.piercing or a.piercing_crits)))
+    more = replace(s, attacker=replace(a, attacks=a.attacks + 1))
     assert shoot(more).expected_damage >= shoot(s).expected_damage
+
+
+def test_an_extra_piercing_hit_may_take_away_a_cursed_die() -> None:
+    """Found by the test above: a 0-damage profile whose every hit is a crit (hit 2+, Lethal
+    2+) with Piercing Crits 1 and Curse of Rot, against 1 defence die. Without attacks the die
+    is rolled and is cursed on a 3 (D4, R7: 1 damage, chance 1/6); one attack is a crit on
+    5/6, which removes the die (D2), so only a miss (1/6) leaves it to be cursed (1/6)."""
+    attacker = Attacker(
+        attacks=0, hit=2, normal_damage=0, critical_damage=0, lethal=2, piercing_crits=1,
+        curse_of_rot=True,
+    )  # fmt: skip
+    defender = Defender(defence_dice=1, save=2, wounds=1)
+    options = ShootOptions(exact=True)
+    none = shoot(Shoot(attacker, defender, options))
+    one = shoot(Shoot(replace(attacker, attacks=1), defender, options))
+    assert none.expected_damage == Fraction(1, 6)
+    assert one.expected_damage == Fraction(1, 36)
 
 
 @settings(max_examples=40, deadline=None)

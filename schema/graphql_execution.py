@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import isfinite
+from operator import is_
 from typing import Any
 
 from graphql import (
@@ -99,6 +100,8 @@ def _list(item: Complete, non_null: bool) -> Complete:
         if type(value) is not list:
             return (MISS if non_null else None) if _absent(value) else MISS
         out = [item(entry, info) for entry in value]
+        if all(map(is_, out, value)):
+            return value  # every item is its own completion: the list is too
         return MISS if MISS in out else out
 
     return complete
@@ -110,10 +113,15 @@ completion."""
 
 
 def _object(kind: GraphQLObjectType, fields: list[Field], non_null: bool) -> Complete:
+    """An object's completion. A dict whose members are the selection's, in its order, each
+    its own completion (an answer selected whole), is its own completion too: returned as
+    it is, not copied — nothing is built, so nothing is left for the collector."""
     is_type_of = kind.is_type_of
     name = kind.name
     # `schema.graphql_outputs`' types take a dict whose `__typename`, if any, is theirs
     typename_only = getattr(is_type_of, "typename_only", False)
+    keys = tuple(key for key, member_name, _ in fields if key == member_name)
+    whole = [(key, done) for key, _, done in fields] if len(keys) == len(fields) else None
 
     def complete(value: Any, info: Any) -> Any:
         if type(value) is not dict:
@@ -123,6 +131,13 @@ def _object(kind: GraphQLObjectType, fields: list[Field], non_null: bool) -> Com
                 return MISS
         elif is_type_of is not None and is_type_of(value, info) is not True:
             return MISS
+        if whole is not None and tuple(value) == keys:
+            for key, done in whole:
+                member = value[key]
+                if done(member, info) is not member:
+                    break
+            else:
+                return value
         out = {}
         get = value.get
         for key, member_name, done in fields:

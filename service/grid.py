@@ -19,7 +19,7 @@ import io
 import threading
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate, product
 from typing import Annotated, Any, Literal
@@ -28,6 +28,7 @@ from pydantic import Field, StrictInt, ValidationError
 
 from engine import collector
 from engine.errors import InputError
+from engine.kt2024 import Shoot
 from engine.kt2024.canonical import fields_key, member_fields
 from schema import references
 from schema.answers.grid import GridSummary
@@ -199,7 +200,7 @@ def _assemble(attacker: _Part, defender: _Part) -> Job:
     if found is not None:
         return found
     a, d = attacker.job, defender.job
-    scenario = replace(a.scenario, defender=d.scenario.defender)
+    scenario = Shoot(a.scenario.attacker, d.scenario.defender, a.scenario.options)
     key = fields_key(attacker.fields, defender.fields, scenario.options)
     ignored = None if a.ignored is None else tuple(dict.fromkeys((*a.ignored, *(d.ignored or ()))))
     job = Job(a.mode, scenario, key, ignored)

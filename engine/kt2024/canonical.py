@@ -191,21 +191,20 @@ def fields_key(attacker: Fields, defender: Fields, options: Any) -> str:
 
     The key is `_key("shoot", {"attacker": …, "defender": …, "options": …})`: those three
     names are already in sorted order, so it is spelled from each member's own canonical
-    JSON, memoised on the member's values (and their types: `True == 1`, but JSON tells
-    them apart). A grid's thousands of cells share few canonical members: one profile
-    meets many targets."""
+    JSON, memoised on the member's values. A grid's thousands of cells share few canonical
+    members (one profile meets many targets). The memo takes the values to be of their
+    declared types, as validation makes them: `True == 1`, a bool where an int is declared
+    would share the int's JSON."""
     a, d = canonical_pair(attacker, defender)
     return (
-        f'{ENGINE_VERSION}:shoot:{{"attacker":{_member(a)},"defender":{_member(d)},'
-        f'"options":{_member(member_fields(options))}}}'
+        f'{ENGINE_VERSION}:shoot:{{"attacker":{_member_json(Attacker, tuple(a.values()))},'
+        f'"defender":{_member_json(Defender, tuple(d.values()))},'
+        f'"options":{_member_json(type(options), tuple(member_fields(options).values()))}}}'
     )
 
 
-def _member(values: Fields) -> str:
-    return _member_json(tuple(values), tuple(values.values()), tuple(map(type, values.values())))
-
-
 @lru_cache(maxsize=4096)
-def _member_json(names: tuple[str, ...], values: tuple[Any, ...], _types: tuple[type, ...]) -> str:
-    """One flat member (attacker, defender, options) as canonical JSON."""
-    return _json({camel(name): value for name, value in zip(names, values, strict=True)})
+def _member_json(kind: type, values: tuple[Any, ...]) -> str:
+    """One flat member (attacker, defender, options) as canonical JSON, from its values in
+    the order of its dataclass's fields."""
+    return _json({camel(name): value for name, value in zip(_names(kind), values, strict=True)})

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +23,7 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from service_harness import free_port  # noqa: E402
+from service_harness import Server  # noqa: E402
 
 FIGHT = {
     "fighterA": {"attacks": 4, "wounds": 10, "strategy": "OPTIMAL"},
@@ -33,51 +31,22 @@ FIGHT = {
 }
 SHOOT = {"attacker": {"attacks": 4, "hit": 3, "normalDamage": 3, "criticalDamage": 4}}
 QUERY = {"query": "{ rulesets { name } }"}
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
 def one_start(checkout: Path) -> dict[str, float]:
     """Seconds from spawn to ready, to each first answer, and the CPU the server spent."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
-    env |= {"KILLMATH_LOG_LEVEL": "WARNING", "KILLMATH_RATE_LIMIT": "0",
-            "PYTHONPATH": str(checkout)}  # fmt: skip
-    started = time.perf_counter()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-        cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    seen: dict[str, float] = {}
+    server = Server(repo=checkout, ready="/readyz", rate_limit=0)
+    seen = {"ready": server.seconds}
     try:
-        with httpx.Client(base_url=url, timeout=60) as client:
-            while True:
-                if server.poll() is not None:
-                    raise RuntimeError(f"the server in {checkout} exited while starting")
-                try:
-                    if client.get("/readyz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.005)
-            seen["ready"] = time.perf_counter() - started
+        with httpx.Client(base_url=server.url, timeout=60) as client:
             for name, path, body in (("fight", "/v1/fight", FIGHT), ("shoot", "/v1/shoot", SHOOT),
                                      ("graphql", "/graphql", QUERY)):  # fmt: skip
                 answer = client.post(path, json=body)
                 assert answer.status_code == 200, answer.text
-                seen[name] = time.perf_counter() - started
-        seen["cpu"] = cpu_seconds(server.pid)
+                seen[name] = time.perf_counter() - server.spawned
+        seen["cpu"] = server.cpu_seconds()
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        server.stop()
     return seen
 
 

@@ -6,11 +6,11 @@ a team matchup of two 12-operative teams (about 1,000 cells) â‰¤ 1 s cold and â‰
 
 Every server is a real `killmath serve` (one worker, in-process cache, no Redis), measured
 over loopback HTTP with one keep-alive client. Start-up is the time from spawning the process
-to its first 200 on /healthz (polled every 10 ms), and RSS is the server's VmRSS then, with
-and without the catalog, interleaved. Cold team matchups are different pairs of 12-operative
-teams on one fresh server (none of their cells computed before); warm is the same request
-repeated. For comparison the warm matchup's cells are also asked as the equivalent
-`/v1/grid` of catalog references.
+to its first 200 on /healthz (`service_harness.Server`, polled every 5 ms), and RSS is the
+server's VmRSS then, with and without the catalog, interleaved. Cold team matchups are
+different pairs of 12-operative teams on one fresh server (none of their cells computed
+before); warm is the same request repeated. For comparison the warm matchup's cells are
+also asked as the equivalent `/v1/grid` of catalog references.
 
 Start-up is also given in CPU seconds of the server process (utime + stime at its first
 healthy answer): on a shared machine the wall time is that CPU time stretched by the load,
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO / "tests"))
-from service_harness import free_port  # noqa: E402
+from service_harness import Server  # noqa: E402
 from timing import summary  # noqa: E402
 
 MB = 1024 * 1024
@@ -49,51 +48,14 @@ SITUATIONS = [{"name": "open"}, {"name": "cover", "defender": {"coverSaves": 1}}
 OPTIONS = {"unknownRules": "IGNORE"}  # team rules (*Poison, ...) left out and listed
 
 
-class Started:
-    """A `killmath serve` process, timed from spawn to its first healthy answer."""
+class Started(Server):
+    """A `killmath serve` (one worker, rate limit off) with `KILLMATH_CATALOG` when given;
+    its RSS and CPU seconds are read at its first healthy answer."""
 
     def __init__(self, catalog: str | None, repo: Path = REPO) -> None:
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
-        env |= {"KILLMATH_LOG_LEVEL": "WARNING", "PYTHONPATH": str(repo),
-                "KILLMATH_RATE_LIMIT": "0"}  # fmt: skip
-        if catalog:
-            env["KILLMATH_CATALOG"] = catalog
-        started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError("the server exited while starting")
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.01)
-        self.seconds = time.perf_counter() - started
+        super().__init__(repo=repo, rate_limit=0, **({"catalog": catalog} if catalog else {}))
         self.rss = self.vm_rss()
         self.cpu = self.cpu_seconds()
-
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def vm_rss(self) -> int:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-        raise RuntimeError("no VmRSS")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 LOAD = """

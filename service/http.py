@@ -6,6 +6,7 @@ a client can cause maps to the §12 error body with its status, never to a 500.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import math
 from collections.abc import Awaitable, Callable, Mapping
@@ -113,6 +114,14 @@ def error_response(error: InputError | BudgetExceeded | RateLimited) -> JSONResp
         return error.response()
     status = 503 if isinstance(error, BudgetExceeded) else HTTP_STATUS[error.code]
     return Refusal(status, error_body(error), None)
+
+
+async def started(state: Any) -> None:
+    """Wait until the app's start has run the route modules' `startup`s, in its background
+    thread (`service.app.start_the_rest`); an app run without its lifespan has none."""
+    start = getattr(state, "started", None)
+    if start is not None:
+        await asyncio.shield(start)  # one request given up must not cancel it for the rest
 
 
 def computer(request: Request) -> Computer:

@@ -12,7 +12,6 @@ negotiated media type and the request, and gives back the status and the body (a
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,7 +46,7 @@ from service.compute import (
 from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql_http import ALLOW, Params, Refused
 from service.graphql_uploads import only_uploads
-from service.http import RateLimited, refusal
+from service.http import RateLimited, refusal, started
 from service.routes_compute import run_grid
 from service.routes_team import run_team_matchup
 from service.settings import Settings
@@ -194,9 +193,7 @@ def startup(state: Any) -> None:
 async def built(state: Any) -> None:
     """Wait until this app's schema is built: by the app's start, in its background thread
     (`service.app.start_the_rest`), or here for an app run without its lifespan."""
-    started = getattr(state, "started", None)
-    if started is not None:
-        await asyncio.shield(started)  # one request given up must not cancel it for the rest
+    await started(state)
     if getattr(state, "graphql_schema", None) is None:
         startup(state)
 

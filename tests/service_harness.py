@@ -54,48 +54,76 @@ SERVE = [sys.executable, "-m", "service.cli", "serve"]
 
 
 class Server:
-    """A `killmath serve --workers N` subprocess; `url` is its base URL."""
+    """A `killmath serve --workers N` subprocess; `url` is its base URL.
 
-    def __init__(self, workers: int = 1, **settings: str | int | float) -> None:
+    The tests and the benchmarks start servers through this one class: `repo` is the checkout
+    it runs (a benchmark times another commit's worktree with the same interpreter), `ready`
+    the route whose 200 ends the wait, `spawned` the `perf_counter` at the spawn and `seconds`
+    the time from it to that answer."""
+
+    def __init__(
+        self,
+        workers: int = 1,
+        *,
+        repo: Path = REPO,
+        ready: str = "/healthz",
+        timeout: float = 120.0,
+        **settings: str | int | float,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
         env.update({f"KILLMATH_{k.upper()}": str(v) for k, v in settings.items()})
         env.setdefault("KILLMATH_LOG_LEVEL", "WARNING")
-        env["PYTHONPATH"] = str(REPO)
+        env["PYTHONPATH"] = str(repo)
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
+        self.spawned = time.perf_counter()
         self.process = subprocess.Popen(
             [*SERVE, "--port", str(self.port), "--workers", str(workers)],
-            cwd=REPO,
+            cwd=repo,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=self.log,
         )
-        self._wait_ready()
+        self._wait_ready(ready, timeout)
+        self.seconds = time.perf_counter() - self.spawned
 
-    def _wait_ready(self, timeout: float = 120.0) -> None:
+    def _wait_ready(self, ready: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_text()}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=0.5).status_code == 200:
+                if httpx.get(self.url + ready, timeout=0.5).status_code == 200:
                     return
             except httpx.TransportError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.005)  # a start-up benchmark reads `seconds`: poll finely
         self.stop()
-        raise RuntimeError("server did not become healthy")
+        raise RuntimeError("server did not become ready")
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU the server process has spent (/proc/PID/stat)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def vm_rss(self) -> int:
+        """The server's resident set size in bytes (/proc/PID/status)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS")
 
     def log_text(self) -> str:
         self.log.seek(0)

@@ -69,3 +69,26 @@ def test_an_app_run_without_its_lifespan_builds_the_schema_on_first_use() -> Non
     client = TestClient(create_app(Settings(redis_url=None, log_level="WARNING")))
     schema = client.get("/graphql/schema.graphql")
     assert schema.status_code == 200 and "type Query" in schema.text
+
+
+def test_the_openapi_document_is_built_at_start_with_its_computed_examples(held) -> None:
+    building, release = held
+    app = create_app(Settings(redis_url=None, log_level="WARNING", rate_limit=0))
+    with TestClient(app) as client:
+        assert building.wait(60)
+        assert getattr(app.state, "openapi", None) is None  # not yet: the start holds it
+        release.set()
+        document = client.get("/openapi.json")  # waits for the start, then answers its build
+        assert document.status_code == 200
+        built = app.state.openapi
+        assert document.json() == built
+        shoot = built["paths"]["/v1/shoot"]["post"]["responses"]["200"]["content"]
+        assert "expectedDamageExact" in shoot["application/json"]["example"]  # computed
+        assert client.get("/openapi.json").status_code == 200
+        assert app.state.openapi is built  # built once
+
+
+def test_an_app_run_without_its_lifespan_builds_the_openapi_document_on_first_use() -> None:
+    client = TestClient(create_app(Settings(redis_url=None, log_level="WARNING")))
+    document = client.get("/openapi.json")
+    assert document.status_code == 200 and document.json()["openapi"] == "3.1.0"

@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +28,9 @@ import orjson
 from bench_service import grid_request
 
 HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE / "tests"))
+from service_harness import Server  # noqa: E402
+
 CELL = "attacker defender situation expectedDamage killProbability damageAtLeast { k probability }"
 QUERY = (
     "query($a: [Kt2024ShootAttackerInput!]!, $d: [Kt2024ShootDefenderInput!]!, "
@@ -40,52 +40,12 @@ QUERY = (
 )
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`killmath serve` of one checkout (its code first on the path), stopped by `stop`."""
-
-    def __init__(self, root: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
-        env.update(
-            PYTHONPATH=str(root),
-            KILLMATH_LOG_LEVEL="WARNING",
-            KILLMATH_TIME_BUDGET="300",
-            KILLMATH_GRAPHQL_REPLY_CACHE_BYTES="0",
-        )
-        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
-            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=self.log,
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                # GraphQL's schema is built after start: ask it once so it is there
-                ready = httpx.post(self.url + "/graphql", json={"query": "{ rulesets }"})
-                if ready.status_code in (200, 400):
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"server of {root} did not start")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+def server(root: Path) -> Server:
+    """A fresh `killmath serve` of one checkout, its GraphQL schema built (GraphQL's first
+    request would otherwise wait for the start thread, and its cold time with it)."""
+    started = Server(repo=root, time_budget=300, graphql_reply_cache_bytes=0)
+    httpx.post(started.url + "/graphql", json={"query": "{ __typename }"}, timeout=120)
+    return started
 
 
 def rest(client: httpx.Client, grid: dict) -> list[dict]:
@@ -107,10 +67,10 @@ DOORS = {"REST": rest, "GraphQL": graphql}
 
 def measure(root: Path, door: str, grid: dict, warm: int) -> tuple[float, list[float], bytes]:
     """Cold seconds, warm seconds, and the cells (as JSON) of one fresh server."""
-    server = Server(root)
+    live = server(root)
     try:
         headers = {"accept-encoding": "identity"}
-        with httpx.Client(base_url=server.url, timeout=600, headers=headers) as client:
+        with httpx.Client(base_url=live.url, timeout=600, headers=headers) as client:
             started = time.perf_counter()
             cells = DOORS[door](client, grid)
             cold = time.perf_counter() - started
@@ -121,7 +81,7 @@ def measure(root: Path, door: str, grid: dict, warm: int) -> tuple[float, list[f
                 warms.append(time.perf_counter() - started)
                 assert again == cells
     finally:
-        server.stop()
+        live.stop()
     return cold, warms, orjson.dumps(cells)
 
 

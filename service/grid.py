@@ -274,24 +274,25 @@ def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str,
         members["expected_damage_exact"] = output["expectedDamageExact"]
         members["kill_probability_exact"] = output["killProbabilityExact"]
     distribution = output["damageDistribution"]
-    values = [e["value"] for e in distribution]
-    where = [bisect_left(values, k) for k in thresholds]  # the first value ≥ k (or the end)
+    values = [e["value"] for e in distribution]  # ascending: bisect finds the first ≥ k
     if exact:
         # P(damage ≥ k) as the exact sum of the tail, rounded once; past the end, 0
         exact_tails = [*accumulate(reversed([Fraction(e["exact"]) for e in distribution]))]
         exact_tails.reverse()
         exact_tails.append(Fraction(0))
-        at_least = [
-            {"k": k, "probability": float(exact_tails[i]), "exact": ratio(exact_tails[i])}
-            for k, i in zip(thresholds, where, strict=True)
-        ]
+        at_least = []
+        for k in thresholds:
+            p = exact_tails[bisect_left(values, k)]
+            at_least.append({"k": k, "probability": float(p), "exact": ratio(p)})
     else:
-        # the float tail summed from the top, at most 1 (the sum may round past it)
+        # the float tail summed from the top, at most 1 (the sum may round past it); past
+        # the end, 0
         tails = [*accumulate(reversed([e["probability"] for e in distribution]))]
         tails.reverse()
-        tails = [min(1.0, tail) for tail in tails] + [0.0]
+        tails.append(0.0)
         at_least = [
-            {"k": k, "probability": tails[i]} for k, i in zip(thresholds, where, strict=True)
+            {"k": k, "probability": p if (p := tails[bisect_left(values, k)]) < 1.0 else 1.0}
+            for k in thresholds
         ]
     return GridSummary.build(**members, damage_at_least=at_least)
 

@@ -5,15 +5,19 @@ must name the same members as validating cell by cell."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_kt2024_shoot_properties import scenarios as shoot_scenarios
 
 from engine.errors import InputError
 from engine.kt2024.canonical import member_fields
 from schema.errors import every
+from schema.kt2024 import shoot as shoot_schema
 from service import grid as grids
 from service.compute import Job
 
@@ -125,3 +129,35 @@ def test_a_refused_grid_names_what_each_cell_would(body: dict[str, Any]) -> None
     named = refusal(request, grids.prepare_cells)
     assert named is not None
     assert named == refusal(request, grids._cell_by_cell)
+
+
+def at_least_by_definition(output: dict[str, Any], k: int) -> tuple[float, str | None]:
+    """P(damage ≥ k) as the grid defines it: the distribution's tail summed from the top
+    (floats, at most 1), or the exact tail rounded once."""
+    tail = [e for e in output["damageDistribution"] if e["value"] >= k]
+    if "expectedDamageExact" in output:
+        exact = sum((Fraction(e["exact"]) for e in tail), Fraction(0))
+        return float(exact), f"{exact.numerator}/{exact.denominator}"
+    total = 0.0
+    for e in reversed(tail):
+        total += e["probability"]
+    return min(1.0, total), None
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    scenario=shoot_scenarios(),
+    exact=st.booleans(),
+    thresholds=st.lists(st.integers(1, 60), max_size=10, unique=True).map(sorted),
+)
+def test_a_summary_is_its_answers_tail(scenario: Any, exact: bool, thresholds: list[int]) -> None:
+    scenario = replace(scenario, options=replace(scenario.options, exact=exact))
+    output = shoot_schema.evaluate(scenario)
+    summary = grids._summarise(output, tuple(thresholds))
+    assert [e["k"] for e in summary["damageAtLeast"]] == thresholds
+    for entry in summary["damageAtLeast"]:
+        probability, ratio = at_least_by_definition(output, entry["k"])
+        assert entry["probability"] == probability  # to the bit
+        assert entry.get("exact") == ratio
+    assert summary["expectedDamage"] == output["expectedDamage"]
+    assert summary["killProbability"] == output["killProbability"]

@@ -212,8 +212,11 @@ class Computer:
     async def _compute(self, jobs: list[Job]) -> None:
         """Compute chunk by chunk, settling futures and filling the cache as chunks finish.
 
-        At most `pool_size` chunks of one computation wait in the pool at a time, so a big
-        grid does not queue all its work ahead of a single request that arrives after it.
+        One chunk of a computation is in the pool at a time (the next is submitted as soon as
+        one is done, before it is settled), so a big grid neither queues its work ahead of a
+        request that arrives after it nor takes a second engine thread: the engines run
+        under the GIL, and a cold 10,000-cell grid computed by two threads at once took a
+        quarter longer than by one (benchmarks/bench_grid_http.py).
         """
         loop = asyncio.get_running_loop()
         chunks = iter([jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)])
@@ -224,8 +227,7 @@ class Computer:
             if chunk is not None:
                 pending[loop.run_in_executor(self.pool, evaluate_chunk, chunk)] = chunk
 
-        for _ in range(self.pool_size):
-            submit()
+        submit()
         try:
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)

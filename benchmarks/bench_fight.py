@@ -1,7 +1,7 @@
 """Fight benchmark: a fixed, seeded set of realistic fights, both precisions, OPTIMAL apart.
 
-Every fight is computed from scratch: the per-fight memos (decisions, projections) and arrays
-(the flattened fight, OPTIMAL's values) are built per fight; the memos keyed on profiles only
+Every fight is computed from scratch: the per-fight arrays (the flattened fight, its
+decisions, OPTIMAL's values) are built per fight; the memos keyed on profiles only
 (the attack-dice pipeline's and the sequence openings' on dice stats, the moment tables' on
 melee rules) are cleared for the "cold" pass and kept for the "warm" one. numba's compiled
 loops are loaded (or compiled) before the first timing.

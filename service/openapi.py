@@ -174,10 +174,8 @@ def operation(
 
 
 def json_body(schema: dict[str, Any], example: Any) -> dict[str, Any]:
-    return {
-        "required": True,
-        "content": {"application/json": {"schema": schema, "example": example}},
-    }
+    content = {"schema": schema} if example is None else {"schema": schema, "example": example}
+    return {"required": True, "content": {"application/json": content}}
 
 
 def _answer_of(envelope: dict[str, Any], mode: str | None = None) -> dict[str, Any]:

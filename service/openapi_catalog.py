@@ -1,7 +1,8 @@
 """OpenAPI path items of the catalog routes (`service.routes_catalog.openapi_paths`).
 
 Answers are the catalog answer models (`schema.answers.catalog`), which the routes validate
-every answer through; examples are read from the bundled catalog, so they are real answers.
+every answer through; examples are read from the catalog being served (`examples`), so they
+are real answers of this server.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from schema.answers.catalog import (
     WeaponRulesResult,
 )
 from schema.catalog import catalog
+from schema.catalog.model import Catalog, Operative, WeaponProfile
 from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE, cursor
 from schema.importers import FORMATS, MAX_BYTES, import_text
 from schema.weapon_rules import parse_rules
 from service.openapi import Components, error_responses, operation
 
-EXAMPLE_OPERATIVE = "kasrkin.gunner"
 EXAMPLE_PROFILE = "kasrkin.gunner.meltagun"
+EXAMPLE_TARGET = "kommandos.boy"
 EXAMPLE_RULES = "Lethal 5+, Prc1, Hot"
 EXAMPLE_IMPORT = {
     "name": "Kommandos",
@@ -46,20 +48,34 @@ def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any
     return {"name": name, "in": "query", "schema": schema, "description": description}
 
 
-def _id(example: str) -> dict[str, Any]:
-    return {
-        "name": "id",
-        "in": "path",
-        "required": True,
-        "schema": {"type": "string"},
-        "example": example,
-    }
+def _id(example: str | None) -> dict[str, Any]:
+    parameter = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+    return parameter if example is None else {**parameter, "example": example}
+
+
+def examples(cat: Catalog) -> tuple[WeaponProfile, Operative] | None:
+    """The examples' shooting profile and its target: the bundled catalog's Kasrkin gunner's
+    meltagun and a Kommando boy; serving a catalog of the user's (`KILLMATH_CATALOG`), its
+    first ranged profile and the first operative of another kill team (of its own if it has
+    but one), so that no example names an id this server would answer 404. None for a
+    catalog without a ranged profile: its examples are then left out."""
+    profile = cat.profiles.get(EXAMPLE_PROFILE) or next(
+        (p for p in cat.profiles.values() if p.type == "ranged"), None
+    )
+    if profile is None:
+        return None
+    shooter = cat.operatives[profile.operative_id]
+    target = cat.operatives.get(EXAMPLE_TARGET) or next(
+        (o for o in cat.operatives.values() if o.kill_team_id != shooter.kill_team_id), shooter
+    )
+    return profile, target
 
 
 def openapi_paths(components: Components) -> dict[str, Any]:
     cat = catalog()
-    operative = cat.operatives[EXAMPLE_OPERATIVE]
-    profile = cat.profiles[EXAMPLE_PROFILE]
+    found = examples(cat)
+    profile = found[0] if found else None
+    operative = cat.operatives[profile.operative_id] if profile else None
     version = {"catalogVersion": cat.version}
     return {
         "/v1/weapon-rules": {
@@ -94,7 +110,8 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                 "a page of operatives",
                 "catalog",
                 components.ref(OperativePageResult),
-                example={
+                example=operative
+                and {
                     **version,
                     "totalCount": len(cat.operatives),
                     "operatives": [operative.as_json()],
@@ -125,9 +142,9 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                 "one operative",
                 "catalog",
                 components.ref(OperativeResult),
-                example={**operative.as_json(), **version},
+                example=operative and {**operative.as_json(), **version},
                 errors=error_responses(components, "404"),
-                parameters=[_id(EXAMPLE_OPERATIVE)],
+                parameters=[_id(operative and operative.id)],
             )
         },
         "/v1/weapon-profiles/{id}": {
@@ -136,9 +153,9 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                 "one weapon profile",
                 "catalog",
                 components.ref(WeaponProfileResult),
-                example={**profile.as_json(), **version},
+                example=profile and {**profile.as_json(), **version},
                 errors=error_responses(components, "404"),
-                parameters=[_id(EXAMPLE_PROFILE)],
+                parameters=[_id(profile and profile.id)],
             )
         },
         "/v1/import": {

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from engine.errors import InputError
 from schema.answers.team_matchup import TeamMatchupAnswer
+from schema.catalog import catalog
 from service import auth, costs, validators
 from service import team_matchup as teams
 from service.cache import ByteLRU, Tier
@@ -29,6 +30,7 @@ from service.compute import Computer, Job, Result
 from service.http import answers_errors, computer, json_body
 from service.openapi import Components, error_responses, operation
 from service.openapi import json_body as json_request
+from service.openapi_catalog import examples
 from service.validators import ANSWER_CACHE_CONTROL
 
 Admit = Callable[[Sequence[Job]], Awaitable[Response | None]]
@@ -129,31 +131,35 @@ async def team_matchup(request: Request) -> Response:
     return Response(answered.body, headers=headers, media_type=media)
 
 
-EXAMPLE = {
-    "attackers": {"operativeIds": ["kasrkin.gunner"]},
-    "defenders": {"operativeIds": ["kommandos.boy"]},
-}
-
-
-def _example() -> dict[str, Any]:
-    """The answer of the example, computed cell by cell (no cache)."""
-    plan = teams.parse(EXAMPLE, max_cells=100)
+def _example() -> tuple[dict[str, Any], dict[str, Any]] | tuple[None, None]:
+    """A request of the served catalog's example operatives (`openapi_catalog.examples`) and
+    its answer, computed cell by cell (no cache); none for a catalog without them."""
+    found = examples(catalog())
+    if found is None:
+        return None, None
+    profile, target = found
+    body = {
+        "attackers": {"operativeIds": [profile.operative_id]},
+        "defenders": {"operativeIds": [target.id]},
+    }
+    plan = teams.parse(body, max_cells=100)
     jobs = teams.prepare_cells(plan)
     results = [Result(job.key, job.mode.evaluate(job.scenario), None, job.ignored) for job in jobs]
-    return teams.answer(plan, results)
+    return body, teams.answer(plan, results)
 
 
 def openapi_paths(components: Components) -> dict[str, Any]:
     """`/v1/team-matchup`, its body and answer from their models."""
+    body, answer = _example()
     post = operation(
         "teamMatchup",
         "a kill team against another: every profile × defender × situation, the best "
         "profile of each pair, melee on request (Accept: text/csv for CSV)",
         "matchups",
         components.ref(TeamMatchupAnswer),
-        example=_example(),
+        example=answer,
         errors=error_responses(components),
-        requestBody=json_request(components.ref(teams.TeamMatchupRequest, "validation"), EXAMPLE),
+        requestBody=json_request(components.ref(teams.TeamMatchupRequest, "validation"), body),
     )
     post["responses"]["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
     return {"/v1/team-matchup": {"post": post}}

@@ -150,3 +150,23 @@ def test_an_unreadable_source_stops_the_start() -> None:
                           env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.strip() == "killmath serve: catalog: /no.json: no such file or directory"
+
+
+def test_openapi_examples_are_answers_of_the_served_catalog(url: str) -> None:
+    """The document's examples come from the catalog being served: every id they name is
+    one this server answers, and the team matchup example is its real answer."""
+    document = httpx.get(f"{url}/openapi.json")
+    assert document.status_code == 200
+    paths = document.json()["paths"]
+    for path in ("/v1/operatives/{id}", "/v1/weapon-profiles/{id}"):
+        (parameter,) = [p for p in paths[path]["get"]["parameters"] if p["name"] == "id"]
+        one = httpx.get(f"{url}{path.replace('{id}', parameter['example'])}")
+        assert one.status_code == 200, one.text
+        example = paths[path]["get"]["responses"]["200"]["content"]["application/json"]
+        assert example["example"]["id"] == parameter["example"] == one.json()["id"]
+    post = paths["/v1/team-matchup"]["post"]
+    body = post["requestBody"]["content"]["application/json"]["example"]
+    assert body["attackers"]["operativeIds"][0].startswith("test-")
+    answer = httpx.post(f"{url}/v1/team-matchup", json=body)
+    assert answer.status_code == 200, answer.text
+    assert post["responses"]["200"]["content"]["application/json"]["example"] == answer.json()

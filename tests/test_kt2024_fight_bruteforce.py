@@ -13,8 +13,7 @@ from kt2024_fight_oracle import FIGHTER_DEFAULTS, Oracle
 from kt2024_fights import HEURISTICS, engine_fight, fights, slow
 
 from engine.errors import InputError, TooLarge
-from engine.kt2024 import budgets, flat, primes, table
-from engine.kt2024 import fight as fight_module
+from engine.kt2024 import budgets, flat, precision, table
 from engine.kt2024.fight import evaluate, final_wounds
 from engine.kt2024.fight_canonical import canonical_fight, fight_key
 from engine.kt2024.fighter import Fighter, FightOptions
@@ -88,6 +87,7 @@ def test_sums_to_one_and_float_mode_agrees(body: dict) -> None:
     assert floats.keys() == exact.keys()
     for w, p in exact.items():
         assert abs(Fraction(floats[w]) - p) <= Fraction(1, 10**12)
+    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
 
 
 def swapped(body: dict) -> dict:
@@ -259,51 +259,67 @@ def test_optimal_refuses_fights_beyond_its_memory_budget(monkeypatch: pytest.Mon
 def test_fights_beyond_their_budget_are_refused(
     monkeypatch: pytest.MonkeyPatch, rounds: int
 ) -> None:
-    """Past the grid's budget several sequences are refused; one heuristic sequence goes
-    cell by cell instead, and is refused past that path's own budget."""
+    """Past the grid's budget, even with one prime a pass, a heuristic fight is refused,
+    whatever its sequences."""
     monkeypatch.setattr(flat, "MEMORY_BUDGET", 2**14)
-    monkeypatch.setattr(fight_module, "CELL_BUDGET", 50)
     body = {"fighterA": {"feelNoPain": 5}, "options": {"rounds": rounds}}
     caught = refused(body)
-    limit, what = (2**14, "bytes") if rounds > 1 else (50, "cells")
     assert caught.as_json() == {
         "code": "LIMIT_EXCEEDED",
         "field": "options.rounds",
-        "message": f"the exact resolution of this fight needs more than {limit} {what}; "
+        "message": f"the exact resolution of this fight needs more than {2**14} bytes; "
         "use fewer rounds, attacks or wounds",
-        "limit": limit,
+        "limit": 2**14,
     }
 
 
-def test_a_sequence_too_large_for_the_grid_goes_cell_by_cell(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The fallback of one heuristic sequence gives the grid's answer exactly."""
+def prime_by_prime(body: dict) -> tuple[dict, int]:
+    """`joint` (exact) with the grid's budget cut to what one prime a pass of `kernels.push`
+    needs, and how many primes a pass that leaves."""
+    scenario = engine_fight(body, True)
+    grid = flat.Flat(scenario, Sequence(scenario))
+    solving = len(grid.primes(True)[0])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flat, "MEMORY_BUDGET", grid.footprint(1, solving))
+        return flat.resolve(grid, True), grid.lanes(True)
+
+
+def test_exact_masses_too_large_for_one_pass_go_prime_by_prime() -> None:
+    """A fight whose masses modulo every prime at once would not fit the budget pushes them
+    a prime at a time (the residues modulo each prime are independent): the same answer."""
     body = {
         "fighterA": {"feelNoPain": 5, "saintlyRelics": "ONE_D6"},
         "fighterB": {"attacks": 5},
-        "options": {},
+        "options": {"rounds": 2},
     }
-    want = joint(body)
-    monkeypatch.setattr(flat, "MEMORY_BUDGET", 0)
-    assert joint(body) == want
+    scenario = engine_fight(body, True)
+    primes = flat.Flat(scenario, Sequence(scenario)).primes(True)[1]
+    finals, lanes = prime_by_prime(body)
+    assert lanes == 1 < len(primes)
+    assert finals == joint(body)
+
+
+@slow(40)
+@given(fights(max_attacks=5, max_wounds=12, max_rounds=3))
+def test_prime_by_prime_matches_one_pass(body: dict) -> None:
+    """The wounds grid with its exact masses pushed one prime at a time gives the one-pass
+    answer exactly."""
+    assert prime_by_prime(body)[0] == joint(body)
 
 
 def test_rows_wider_than_the_grid_takes(monkeypatch: pytest.MonkeyPatch) -> None:
     """`kernels.reach` keeps a row of B's wounds in one int64: with rows narrower than B's
-    wounds, one heuristic sequence goes cell by cell with the same answer, and several
-    sequences are refused naming B's wounds."""
+    wounds a fight is refused naming B's wounds."""
     body = {"fighterA": {"feelNoPain": 5}, "fighterB": {"wounds": 10}, "options": {}}
-    want = joint(body)
     monkeypatch.setattr(flat, "ROW_BITS", 10)
-    assert joint(body) == want
-    caught = refused({**body, "options": {"rounds": 2}})
-    assert caught.as_json() == {
-        "code": "LIMIT_EXCEEDED",
-        "field": "fighterB.wounds",
-        "message": "the wounds grid holds at most 9 wounds a fighter",
-        "limit": 9,
-    }
+    for rounds in (1, 2):
+        caught = refused({**body, "options": {"rounds": rounds}})
+        assert caught.as_json() == {
+            "code": "LIMIT_EXCEEDED",
+            "field": "fighterB.wounds",
+            "message": "the wounds grid holds at most 9 wounds a fighter",
+            "limit": 9,
+        }
 
 
 def test_tables_beyond_their_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -336,13 +352,6 @@ def test_the_engine_names_its_own_quantities(monkeypatch: pytest.MonkeyPatch) ->
     assert not isinstance(caught.value, InputError)
 
 
-def by_sequence(body: dict, exact: bool = True) -> dict:
-    """`final_wounds` along the cell-by-cell path (`fight.final_wounds` takes it for single
-    heuristic sequences too large for the grid), whatever the rounds."""
-    fight = engine_fight(body, exact)
-    return fight_module.by_sequence(fight, Sequence(fight), exact)
-
-
 def test_answers_do_not_depend_on_what_memory_held_before() -> None:
     """The compiled loops leave their value and plan arrays unzeroed (each cell is written
     before it is read): the same fight, asked again after freed memory of every size was
@@ -361,25 +370,12 @@ def test_answers_do_not_depend_on_what_memory_held_before() -> None:
     assert again == first
 
 
-@slow(40)
-@given(fights(max_attacks=5, max_wounds=12, max_rounds=3, strategies=HEURISTICS))
-def test_wounds_grid_matches_sequence_by_sequence(body: dict) -> None:
-    """The wounds grid (`flat.resolve`) against the same fight played one sequence and one
-    pair of starting wounds at a time (`fight.Resolution`), exactly and within 1e-12 in
-    float mode, with JSON-ready wounds."""
-    assert joint(body) == by_sequence(body)
-    floats, exact = joint(body, exact=False), by_sequence(body, exact=False)
-    assert floats.keys() == exact.keys()
-    assert all(abs(floats[w] - exact[w]) <= 1e-12 for w in exact)
-    assert all(type(wounds) is int for cell in floats for wounds in cell)  # JSON-ready
-
-
 def test_residue_moduli_are_primes() -> None:
     """Exact mode carries masses as a / 6**d modulo primes (6 must be invertible), and
     OPTIMAL its numerators modulo 2**64 and primes (Garner needs moduli coprime in pairs, and
     their product bounds the numerators' difference): the table holds distinct odd primes."""
-    assert len(set(primes.PRIMES)) == len(primes.PRIMES)
-    for p in primes.PRIMES:
+    assert len(set(precision.PRIMES)) == len(precision.PRIMES)
+    for p in precision.PRIMES:
         assert p < 2**31 and p % 2 and all(p % k for k in range(3, int(p**0.5) + 1, 2))
 
 

@@ -83,11 +83,12 @@ def test_table_rules_match_the_oracle(body: dict) -> None:
     oracle = Oracle(body.get("fighterA", {}), body.get("fighterB", {}))
     fighters = oracle.f
     checked = 0
+    moves, column = table.moves, {k: v.tolist() for k, v in table.columns.items()}
     for n, (active, pair) in enumerate(states(table)):
-        if table.over[n]:
+        if column["over"][n]:
             assert not any(s["c"] + s["n"] for s in pair)
             continue
-        x = table.mover[n]
+        x = column["mover"][n]
         xs, ys = pair[x], pair[1 - x]
         assert xs["c"] + xs["n"] and (x == active or not pair[active]["c"] + pair[active]["n"])
         for code, action in enumerate(CANDIDATES):
@@ -95,25 +96,27 @@ def test_table_rules_match_the_oracle(body: dict) -> None:
                 assert table.next[code][n] == NONE
                 continue
             ((nxt, dmg),) = outcomes(table, x, pair, oracle.apply(pair, x, action, chance=False))
-            assert (table.next[code][n], table.damage[code][n]) == (nxt, dmg)
+            assert (table.next[code][n], int(moves.damage[n, code, 0])) == (nxt, dmg)
             rolled: dict = defaultdict(Fraction)
-            for (a, d), nxt, dmg in table.branches(n, code):
-                rolled[(nxt, dmg)] += Fraction(a, 6**d)
+            for slot in np.flatnonzero(moves.odds_a[n, code]).tolist():
+                a, d = int(moves.odds_a[n, code, slot]), int(moves.odds_d[n, code, slot])
+                key = (int(moves.next[n, code, slot]), int(moves.damage[n, code, slot]))
+                rolled[key] += Fraction(a, 6**d)
             assert rolled == outcomes(table, x, pair, oracle.apply(pair, x, action, chance=True))
             checked += 1
-        assert table.hit[n] == (0 if xs["c"] else 1)
+        assert column["hit"][n] == (0 if xs["c"] else 1)
         useful = oracle.legal(pair, x, ("P", "C")) or oracle.legal(pair, x, ("P", "N"))
-        assert table.always[n] == (not ys["c"] + ys["n"] or not useful)
+        assert column["always"][n] == (not ys["c"] + ys["n"] or not useful)
         fx = fighters[x]
         stun = (fx["stun2021"] or fx["shock"]) and not xs["critStruck"] and xs["c"] and not ys["c"]
-        assert table.stun[n] == bool(stun)
+        assert column["stun"][n] == bool(stun)
         wise = oracle.wise_parry(pair, x)
         if ys["c"] + ys["n"]:  # wiseParry is only asked for when Y has something to parry
             assert table.wise[n] == (NONE if wise is None else CANDIDATES.index(wise))
         block = oracle.last_block(pair, x)
-        assert table.block[n] == (NONE if block is None else CANDIDATES.index(block[0]))
+        assert column["block"][n] == (NONE if block is None else CANDIDATES.index(block[0]))
         if block is not None:
-            assert table.reach[n] == WOUNDS - block[1][1 - x]["w"]
+            assert column["reach"][n] == WOUNDS - block[1][1 - x]["w"]
     assert checked
 
 

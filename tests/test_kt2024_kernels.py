@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from kt2024_fights import engine_fight, fights, slow
 
 from engine.kt2024 import flat, kernels
-from engine.kt2024.flat import garner
-from engine.kt2024.primes import PRIMES
+from engine.kt2024.precision import PRIMES, garner
 from engine.kt2024.sequence import Sequence
 
 

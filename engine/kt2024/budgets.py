@@ -1,7 +1,7 @@
 """The fight's budgets, named by what they count: past one, a fight is refused (`TooLarge`)
 rather than left to exhaust the process. The limits live beside the code that spends them
-(`table.TABLE_BUDGET`, `flat.MEMORY_BUDGET`, `flat.ROW_BITS`, `primes.PRIMES`,
-`fight.CELL_BUDGET`); which request field each is charged to is `schema.kt2024.fight`'s."""
+(`table.TABLE_BUDGET`, `flat.MEMORY_BUDGET`, `flat.ROW_BITS`, `precision.PRIMES`); which
+request field each is charged to is `schema.kt2024.fight`'s."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from engine.errors import TooLarge
 
 MOMENTS = "tactical moments"
 """Reachable tactical moments × outcome slots of a fight's table."""
-CELLS = "cells"
-"""Cells the cell-by-cell resolution of one sequence carries mass through."""
 BYTES = "bytes"
 """Bytes of the wounds grid's arrays of a heuristic fight."""
 DIGITS = "exact digits"

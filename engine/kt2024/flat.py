@@ -22,17 +22,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from math import ceil, prod
-from operator import mul
+from math import ceil
 
 import numpy as np
 
 from . import budgets, kernels
 from .fighter import Fight, Fighter, FightOptions
-from .primes import PRIMES
+from .precision import (
+    CERTAIN,
+    PRIMES,
+    WORD,
+    Odds,
+    floats,
+    garner,
+    numerators,
+    power6,
+    powers6,
+    residues,
+    scales,
+    value,
+)
 from .sequence import Duel, Roll, Sequence, Step
 from .table import strike_dice
-from .weights import CERTAIN, Odds, power6
 
 Move = tuple[int, list[tuple[Odds, Step]]]
 """An F3 mover's parry code and its outcomes."""
@@ -45,17 +56,14 @@ deep. Closer candidates are compared exactly: their numerators are also carried 
 and, when that is not enough, modulo primes, so that the difference of two numerators within
 these gaps is recovered whole."""
 
-WORD = 2**64
-"""OPTIMAL's first modulus: numerators modulo 2**64 are native, wrapping uint64 arithmetic,
-and they alone tell close values apart in every fight whose values stay over 6**32 or less."""
-
 ROW_BITS = 63
 """The most cells in a row of the grid (B's wounds 0 … 62): `kernels.reach` keeps a row in
 one int64. §12 allows 30 wounds."""
 
 MEMORY_BUDGET = 1024 * 2**20
-"""Bytes the arrays of one fight may take (nodes × cells × numbers per cell, see `Flat.fits`);
-fights needing more are refused rather than left to exhaust the process."""
+"""Bytes the compiled loops' arrays of one fight may take at their peak (`Flat.footprint`);
+fights needing more even with one prime a pass of `push` are refused rather than left to
+exhaust the process."""
 
 
 def exponents(sequence: Sequence) -> tuple[int, int, int]:
@@ -106,7 +114,7 @@ class Flat:
         seq, table = self.sequence, self.table
         duels: dict[Duel, list[Move]] = {}  # F3 step → its mover's parries, in order
         reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
-        nexts = table._next.reshape(table.size, -1)
+        nexts = table.moves.next.reshape(table.size, -1)
         openings: dict[int, list[Step] | np.ndarray] = {}
         hands = np.concatenate(joint(seq, lambda roll: roll[1:3]), axis=1)
         relics = [(0, 0)]
@@ -188,9 +196,9 @@ class Flat:
             self.facts[f4, column] = columns[name][numbers]
         self.pnext = np.full((nodes, 4), -1, dtype=np.int64)
         self.pdmg = np.zeros((nodes, 4), dtype=np.int64)
-        nxt = table._next[numbers, :, 0]  # slot 0: the projection's outcome
+        nxt = table.moves.next[numbers, :, 0]  # slot 0: the projection's outcome
         self.pnext[f4] = np.where(nxt >= 0, index[np.maximum(nxt, 0)], -1)
-        self.pdmg[f4] = table._damage[numbers, :, 0]
+        self.pdmg[f4] = table.moves.damage[numbers, :, 0]
         self._actions(openings)
 
     def _actions(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
@@ -207,25 +215,23 @@ class Flat:
                 outcomes += [(a, d, self.node_of(nxt, by_moment)) for (a, d), nxt in after]
                 outcome_first.append(len(outcomes))
             duel_first.append(len(codes))
-        duels = (
+        columns = np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3).T
+        duels = kernels.Duels(
             np.array(duel_first, dtype=np.int64),
             np.array(codes, dtype=np.int64),
             np.array(outcome_first, dtype=np.int64),
-            np.array(outcomes, dtype=np.int64).reshape(len(outcomes), 3),
+            *(np.ascontiguousarray(column) for column in columns),
         )
-        moves = (table._a, table._d, table._next, table._damage)
-        (
-            self.act_start,
-            self.position,
-            self.br_start,
-            br_a,
-            br_d,
-            self.br_next,
-            self.br_dmg,
-            self.br_lift,
-        ) = kernels.flatten(source, moves, self.index, self.exponent, duels)
+        found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
+        self.act_start, self.position, self.br_start = (
+            found.act_start,
+            found.position,
+            found.br_start,
+        )
+        self.br_next, self.br_dmg, self.br_lift = found.next, found.damage, found.lift
         """`br_lift`: per outcome, the exponent of 6 its odds' numerator is raised by to carry
         the next node's numerators (over 6**exponent there) to its own node's."""
+        br_a, br_d = found.odds_a, found.odds_d
         key = br_a * 64 + br_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
@@ -263,23 +269,37 @@ class Flat:
             solving = primes_above(bound, WORD)
         return solving, primes_above(power6(self.rounds * self.step)) if exact else ()
 
-    def fits(self, exact: bool) -> bool:
-        """Whether the fight's arrays (nodes × cells × the numbers each cell carries) stay
-        within `MEMORY_BUDGET`, and its rows within `ROW_BITS`."""
-        solving, pushing = (len(p) for p in self.primes(exact))
-        per_cell = 9 + 16 * (2 + solving) * self.optimal + self.rounds + 8 * (1 + pushing)
-        return self.width <= ROW_BITS and self.nodes * self.cells * per_cell <= MEMORY_BUDGET
+    def footprint(self, lanes: int, solving: int) -> int:
+        """Bytes of the loops' arrays at their peak, with `lanes` primes carried per pass of
+        `kernels.push` and `solving` beside 2**64 in `kernels.solve` (OPTIMAL): the bit rows of
+        `reach` (kept throughout) and the choices, plus the largest of `decide`'s plans,
+        `solve`'s values and `push`'s masses, each freed before the next loop runs."""
+        nodes, cells, rounds = self.nodes, self.cells, self.rounds
+        rows = 8 * (rounds + 1) * nodes * (cells // self.width)  # reached, decide's region
+        rows += 16 * rounds * nodes  # exposure
+        choices = (1 + rounds * self.optimal) * nodes * cells
+        plans = 4 * nodes * cells
+        values = 16 * (2 + solving) * nodes * cells if self.optimal else 0
+        masses = 8 * (1 + lanes) * (nodes + 1) * cells
+        return rows + choices + max(plans, values, masses)
 
-    def check(self, exact: bool) -> None:
-        """Refuse a fight whose arrays would take more than `MEMORY_BUDGET`, or whose rows
-        more than `ROW_BITS`."""
+    def lanes(self, exact: bool) -> int:
+        """How many of the exact masses' primes one pass of `kernels.push` carries: all of
+        them if the arrays fit `MEMORY_BUDGET`, else as many as fit (the residues modulo
+        each prime are independent of the others', so the passes' answers are the same as
+        one pass's), at least one; 0 in float mode. A fight whose arrays do not fit with one
+        lane, or whose rows exceed `ROW_BITS`, is refused."""
+        solving, pushing = (len(p) for p in self.primes(exact))
         if self.width > ROW_BITS:
             raise budgets.TooLarge(
                 budgets.ROW,
                 ROW_BITS - 1,
                 f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
             )
-        if not self.fits(exact):
+        lanes = pushing
+        while lanes > 1 and self.footprint(lanes, solving) > MEMORY_BUDGET:
+            lanes -= 1
+        if self.footprint(lanes, solving) > MEMORY_BUDGET:
             if not self.optimal:
                 raise budgets.too_large(budgets.BYTES, MEMORY_BUDGET)
             raise budgets.TooLarge(
@@ -289,30 +309,19 @@ class Flat:
                 "wounds and rounds; use fewer of them or a heuristic strategy",
                 0 if self.strategies[0] == kernels.OPTIMAL else 1,
             )
+        return lanes
 
     def node_of(self, step: Step, duels: dict[Duel, int]) -> int:
         return int(self.index[step]) if isinstance(step, int) else duels[step]
 
 
 def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:
-    """Per fighter, `pick` of its own F1 and F2 outcome for every joint roll (in the order of
-    `Sequence.rolls`, A's outer), as arrays of joint rolls × picked fields."""
+    """Per fighter, `pick` of its own F1 and F2 outcome for every joint roll (A's outcomes
+    outer, B's inner), as arrays of joint rolls × picked fields."""
     mine, theirs = (
         np.array([pick(r) for r in rolls], dtype=np.int64) for rolls in sequence.openings
     )
     return np.repeat(mine, len(theirs), axis=0), np.tile(theirs, (len(mine), 1))
-
-
-def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:
-    """a / 6**d modulo each prime (columns), per odds (rows)."""
-    return np.array(
-        [[a % p * pow(6, -d, p) % p for p in primes] for a, d in odds], dtype=np.int64
-    ).reshape(len(odds), len(primes))
-
-
-def floats(odds: list[Odds]) -> np.ndarray:
-    """a / 6**d as floats, per odds."""
-    return np.array([a / power6(d) for a, d in odds])
 
 
 def paired(
@@ -328,39 +337,17 @@ def paired(
     return np.tile(product, (len(flat.used),) + (1,) * (product.ndim - 1))
 
 
-def roll_odds(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The odds of every opening row of `flat`, as floats and modulo each prime."""
+def roll_floats(flat: Flat) -> np.ndarray:
+    """The odds of every opening row of `flat` as floats."""
+    mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
+    return paired(flat, floats(mine), floats(theirs))
+
+
+def roll_residues(flat: Flat, primes: tuple[int, ...]) -> np.ndarray:
+    """The odds of every opening row of `flat` modulo each prime (columns)."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
     column = np.array(primes, dtype=np.int64)
-    return (
-        paired(flat, floats(mine), floats(theirs)),
-        paired(flat, residues(mine, primes), residues(theirs, primes), column),
-    )
-
-
-def garner(primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.uint64, np.ndarray]:
-    """What `kernels.exact_sign` needs for the moduli 2**64 and `primes` (M their product):
-    2**64's inverse modulo each prime, Garner's inverses (p_i⁻¹ modulo p_j), and the
-    mixed-radix digits of (M − 1) / 2 (the word's, then the primes')."""
-    k = len(primes)
-    inverses = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(i + 1, k):
-            inverses[i, j] = pow(primes[i], -1, primes[j])
-    word = np.array([pow(WORD, -1, p) for p in primes], dtype=np.int64)
-    half, digits = divmod((WORD * prod(primes) - 1) // 2, WORD)
-    digits = [digits]
-    for p in primes:
-        half, digit = divmod(half, p)
-        digits.append(digit)
-    return word, inverses, np.uint64(digits[0]), np.array(digits[1:], dtype=np.int64)
-
-
-def scales(numbers: list[int], primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Integers modulo 2**64 (uint64) and modulo each prime (columns)."""
-    word = np.array([n % WORD for n in numbers], dtype=np.uint64)
-    rest = np.array([[n % p for p in primes] for n in numbers], dtype=np.int64)
-    return word, rest.reshape(len(numbers), len(primes))
+    return paired(flat, residues(mine, primes), residues(theirs, primes), column)
 
 
 def branch_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -385,43 +372,19 @@ def opening_scales(flat: Flat, primes: tuple[int, ...]) -> tuple[np.ndarray, np.
     return word, paired(flat, mine[1], theirs[1], column) * power_rest[lift] % column
 
 
-def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list[int]:
-    """Per row of residues r (one per prime): the integer in [0, M) congruent to r·6**exponent
-    modulo each prime (Chinese remainder theorem, its weights computed once for all rows)."""
-    modulus = prod(primes)
-    weights = [
-        pow(6, exponent, p) * (modulus // p) * pow(modulus // p, -1, p) % modulus for p in primes
-    ]
-    return [sum(map(mul, row, weights)) % modulus for row in rows.tolist()]
-
-
-def powers6(primes: tuple[int, ...], most: int) -> tuple[np.ndarray, np.ndarray]:
-    """6**e modulo 2**64 and modulo each prime (columns) for e = 0 … `most` (rows)."""
-    return scales([power6(e) for e in range(most + 1)], primes)
-
-
 def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     """The joint distribution of both fighters' final wounds, every choice made at every cell
     of every node: heuristic ones by §9.5, OPTIMAL's by §9.8 (exactly, in both precisions).
     It runs the compiled loops in order (`reach`, `decide`, `solve`, `push`), each step
     building what the next takes."""
-    flat.check(exact)
-    rounds, width, cells = flat.rounds, flat.width, flat.cells
-    largest = rounds * flat.step
+    lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
-    br_res = residues(flat.distinct, pushing)[flat.br_odds]
-    br_p = floats(flat.distinct)[flat.br_odds]
-    op_p, op_res = roll_odds(flat, pushing)
-    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
-    branches = kernels.Outcomes(flat.br_start, br_p, unscaled, br_res, flat.br_next, flat.br_dmg)
-    openings = kernels.Openings(
-        flat.op_start, op_p, unscaled, op_res, flat.op_la, flat.op_lb, flat.op_node
-    )
-    height = cells // width
+    branches, openings = odds(flat)
+    height, width = flat.cells // flat.width, flat.width
     moving = flat.strategies[flat.mover] == kernels.OPTIMAL
     unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices, which `reach` ignores
     graph = kernels.Graph(flat.mover, moving, flat.ended, flat.exponent, unknown, flat.act_start)
-    reached, ends = kernels.reach(graph, branches, openings, rounds, height, width)
+    reached, ends = kernels.reach(graph, branches, openings, flat.rounds, height, width)
     heuristic = kernels.decide(
         height,
         width,
@@ -435,40 +398,109 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         flat.position,
     )
     graph = graph._replace(heuristic=heuristic)
-
     if flat.optimal:
-        bounds = (reached, ends, kernels.exposure(graph, branches, openings, rounds))
-        word, res = branch_scales(flat, solving)
-        scaled = branches._replace(word=word, res=res)
-        word, res = opening_scales(flat, solving)
-        scaled_openings = openings._replace(word=word, res=res)
-        primes = np.array(solving, dtype=np.int64)
-        exactly = kernels.Exact(
-            primes,
-            1.0 / primes,
-            *powers6(solving, flat.deepest),
-            garner(solving),
-            flat.step,
-            TOLERANCE,
+        bounds = kernels.Bounds(
+            reached, ends, kernels.exposure(graph, branches, openings, flat.rounds)
         )
-        choices = kernels.solve(
-            graph, scaled, scaled_openings, rounds, height, width, bounds, exactly
-        )
+        choices = solved(flat, graph, branches, openings, bounds, solving)
     else:
-        choices = np.zeros((rounds, 1, 1), dtype=np.int8)
-    primes = np.array(pushing, dtype=np.int64)
-    modular = (primes, 1.0 / primes)
-    finals_f, finals_r = kernels.push(
-        graph, branches, openings, choices, reached, rounds, flat.start, height, width, modular
-    )
+        choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
+    finals = pushed(flat, graph, branches, openings, choices, reached, pushing, lanes)
     if not exact:
-        return {divmod(c, width): float(finals_f[c]) for c in np.flatnonzero(finals_f).tolist()}
-    held = np.flatnonzero(finals_r.any(axis=1))
+        return {divmod(c, width): float(finals[c]) for c in np.flatnonzero(finals).tolist()}
+    held = np.flatnonzero(finals.any(axis=1))
+    largest = flat.rounds * flat.step
     den = power6(largest)
     return {
-        divmod(c, width): Fraction(n, den)
-        for c, n in zip(held.tolist(), numerators(finals_r[held], pushing, largest), strict=True)
+        divmod(c, width): value(n, den, True)
+        for c, n in zip(held.tolist(), numerators(finals[held], pushing, largest), strict=True)
     }
+
+
+def odds(flat: Flat) -> tuple[kernels.Outcomes, kernels.Openings]:
+    """Every outcome's and opening's odds as floats, with the rest of their records (the
+    residues are `push`'s and `solve`'s to add)."""
+    unscaled = np.zeros(0, dtype=np.uint64)  # `word`: `solve`'s alone
+    no_residues = np.zeros((0, 0), dtype=np.int64)  # `res`: `solve`'s and `push`'s
+    branches = kernels.Outcomes(
+        flat.br_start,
+        floats(flat.distinct)[flat.br_odds],
+        unscaled,
+        no_residues,
+        flat.br_next,
+        flat.br_dmg,
+    )
+    openings = kernels.Openings(
+        flat.op_start,
+        roll_floats(flat),
+        unscaled,
+        no_residues,
+        flat.op_la,
+        flat.op_lb,
+        flat.op_node,
+    )
+    return branches, openings
+
+
+def solved(
+    flat: Flat,
+    graph: kernels.Graph,
+    branches: kernels.Outcomes,
+    openings: kernels.Openings,
+    bounds: kernels.Bounds,
+    solving: tuple[int, ...],
+) -> np.ndarray:
+    """OPTIMAL's choices (`kernels.solve`), its outcomes' odds also as the integers that carry
+    numerators from node to node, modulo 2**64 and the `solving` primes."""
+    word, res = branch_scales(flat, solving)
+    scaled = branches._replace(word=word, res=res)
+    word, res = opening_scales(flat, solving)
+    scaled_openings = openings._replace(word=word, res=res)
+    primes = np.array(solving, dtype=np.int64)
+    exactly = kernels.Exact(
+        kernels.Moduli(primes, 1.0 / primes),
+        *powers6(solving, flat.deepest),
+        garner(solving),
+        flat.step,
+        TOLERANCE,
+    )
+    height = flat.cells // flat.width
+    return kernels.solve(
+        graph, scaled, scaled_openings, flat.rounds, height, flat.width, bounds, exactly
+    )
+
+
+def pushed(
+    flat: Flat,
+    graph: kernels.Graph,
+    branches: kernels.Outcomes,
+    openings: kernels.Openings,
+    choices: np.ndarray,
+    reached: np.ndarray,
+    pushing: tuple[int, ...],
+    lanes: int,
+) -> np.ndarray:
+    """The finals of `kernels.push`: per cell its mass as a float (float mode), or modulo
+    each of the `pushing` primes (columns), `lanes` primes a pass."""
+    height, width = flat.cells // flat.width, flat.width
+    passes = [pushing[i : i + lanes] for i in range(0, len(pushing), max(lanes, 1))] or [()]
+    found = []
+    for primes in passes:
+        column = np.array(primes, dtype=np.int64)
+        finals_f, finals_r = kernels.push(
+            graph,
+            branches._replace(res=residues(flat.distinct, primes)[flat.br_odds]),
+            openings._replace(res=roll_residues(flat, primes)),
+            choices,
+            reached,
+            flat.rounds,
+            flat.start,
+            height,
+            width,
+            kernels.Moduli(column, 1.0 / column),
+        )
+        found.append(finals_r if primes else finals_f)
+    return found[0] if not pushing else np.concatenate(found, axis=1)
 
 
 def warm_up() -> None:

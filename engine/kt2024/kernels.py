@@ -12,7 +12,11 @@ then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened 
 * `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and as numerators modulo
   2**64 and maybe a few primes, so that close candidates are ordered exactly (`exact_sign`);
 * `push`: the real resolution (§9.7), probability mass pushed down the nodes, sequence after
-  sequence, as floats and (exact mode) modulo enough primes to recover every numerator.
+  sequence, as floats and (exact mode) modulo enough primes to recover every numerator (a
+  few of them a call where all at once would not fit the memory budget, `flat.Flat.lanes`).
+
+The loops read named records (`Graph`, `Outcomes`, `Openings`, `Moves`, …: numba passes
+NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
 
 Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
 handful of arithmetic steps; interpreted (or as per-node numpy calls) that is tens to hundreds
@@ -26,9 +30,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .precision import Garner
+from .table import Moves
+
 Array = np.ndarray
-Arrays = tuple[np.ndarray, ...]
-"""A tuple of arrays passed as one: numba takes tuples."""
 
 RELICS = 9
 """Where a sequence starts, as the relics used so far by A and by B (each 0–2, §9.7.2), 3·A's
@@ -67,22 +72,81 @@ class Outcomes(NamedTuple):
     damage: Array
 
 
-class Exact(NamedTuple):
-    """What `solve` compares close values exactly with."""
+class Moduli(NamedTuple):
+    """The primes exact numerators are carried modulo, with their inverses as floats
+    (`mulmod`); none in float mode."""
 
     primes: Array
     inverses: Array
-    """The primes' inverses as floats (`mulmod`)."""
+
+
+class Exact(NamedTuple):
+    """What `solve` compares close values exactly with."""
+
+    moduli: Moduli
     word: Array
     """6**e modulo 2**64, for e up to the largest exponent."""
     res: Array
     """6**e modulo each prime (columns)."""
-    garner: tuple
-    """What `exact_sign` needs (`flat.garner`)."""
+    garner: Garner
+    """What `exact_sign` needs (`precision.garner`)."""
     step: int
     """One sequence's exponent of 6."""
     tolerance: Array
     """The gaps in U and D beyond which floats order two values as their exact values do."""
+
+
+class Values(NamedTuple):
+    """`solve`'s values U and D (last axis: 0, 1) per (node or relics used, cell): as floats,
+    and their numerators modulo 2**64 and modulo each prime (the last axis of `res`)."""
+
+    f: Array
+    w: Array
+    res: Array
+
+
+class Bounds(NamedTuple):
+    """Where `solve` looks: what `reach` returns and `exposure`."""
+
+    reached: Array
+    """Per (sequences left − 1, node, row), the cells any play reaches (bits)."""
+    ends: Array
+    """Per (sequences left − 1, relics used, row), the cells where a sequence ends."""
+    most: Array
+    """Per (sequences left − 1, node), the most damage each fighter may still take."""
+
+
+class Duels(NamedTuple):
+    """F3's Duelist steps for `flatten` (CSR): per duel its first action, per action its
+    parry code (−1: no parry) and first outcome, per outcome its odds a / 6**d and next
+    node."""
+
+    first: Array
+    code: Array
+    outcome_first: Array
+    odds_a: Array
+    odds_d: Array
+    next: Array
+
+
+class Actions(NamedTuple):
+    """Every node's actions, in O4's order, and their outcomes (`flatten`)."""
+
+    act_start: Array
+    """The first action of each node (one more entry: the end)."""
+    position: Array
+    """Per node and action code, the action's index within its node (−1: none)."""
+    br_start: Array
+    """The first outcome of each action (one more entry: the end)."""
+    odds_a: Array
+    """Per outcome its odds a / 6**d: a …"""
+    odds_d: Array
+    """… and d."""
+    next: Array
+    damage: Array
+    lift: Array
+    """The exponent of 6 its odds' numerator is raised by to carry the next node's values
+    (over 6**exponent there) to its own node's."""
 
 
 class Openings(NamedTuple):
@@ -129,8 +193,7 @@ def tactical(
     the facts of its moment given (`table.Table._facts`; `plain`: D0, D1 or D3 holds): the
     choice of a fighter playing STRIKE (what the projections of D5 have the other play) and
     X's own, or COMPARE where D5 compares its projections (`weighed`). The one home of the
-    heuristic decisions: the wounds grid (`decide`) and the cell-by-cell path
-    (`projection`, through `py_func`) both ask it."""
+    heuristic decisions, which `decide` asks at every cell."""
     if plain or target <= struck:  # D0, D1, D3; D2
         return hit, hit
     if block >= 0 and target <= reach:  # D4
@@ -279,28 +342,24 @@ def closure(nexts: Array, seeds: Array, found: Array) -> None:
 
 
 @jit
-def flatten(
-    source: Array, moves: Arrays, index: Array, exponent: Array, duels: Arrays
-) -> tuple[Array, ...]:
-    """Every node's actions, in O4's order, and their outcomes as CSR arrays: (first action
-    of each node, each code's action index within its node or −1, first outcome of each
-    action, and per outcome its odds a and d (a / 6**d), next node, damage and lift: the
-    exponent of 6 its numerator is raised by to carry the next node's values to its own).
+def flatten(source: Array, moves: Moves, index: Array, exponent: Array, duels: Duels) -> Actions:
+    """Every node's actions, in O4's order, and their outcomes as CSR arrays.
 
-    An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (odds a, odds d,
-    next moment, damage; per moment, code and outcome slot), codes in order, slots with odds
-    in order; an F3 node (`source` = −1 − its index among the duels) takes `duels` (first
-    action of each duel, each action's code (−1: no parry) and first outcome, each outcome's
-    a, d and next node), its actions in the order they were listed. Long because both kinds
-    of node fill the same CSR arrays in one pass, in node order."""
-    odds_a, odds_d, nexts, damage = moves
-    duel_first, duel_code, outcome_first, outcomes = duels
-    nodes, slots = len(source), odds_a.shape[2]
+    An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (per moment, code
+    and outcome slot), codes in order, slots with odds in order; an F3 node (`source` = −1 −
+    its index among the duels) takes its `duels` actions in the order they were listed.
+    Long because both kinds of node fill the same CSR arrays in one pass, in node order."""
+    nodes, slots = len(source), moves.odds_a.shape[2]
     act_start = np.zeros(nodes + 1, np.int64)
     position = np.full((nodes, 4), -1, np.int64)
-    br_start = np.zeros(4 * nodes + len(duel_code) + 1, np.int64)
-    most = 4 * slots * nodes + len(outcomes)
-    br = np.zeros((5, most), np.int64)  # a, d, next, damage, lift
+    br_start = np.zeros(4 * nodes + len(duels.code) + 1, np.int64)
+    most = 4 * slots * nodes + len(duels.next)
+    odds_a, odds_d, nxt = (
+        np.zeros(most, np.int64),
+        np.zeros(most, np.int64),
+        np.zeros(most, np.int64),
+    )
+    damage, lift = np.zeros(most, np.int64), np.zeros(most, np.int64)
     actions = count = 0
     for i in range(nodes):
         act_start[i] = actions
@@ -308,39 +367,41 @@ def flatten(
         if n >= 0:
             for code in range(4):
                 for slot in range(slots):
-                    if odds_a[n, code, slot] <= 0:
+                    if moves.odds_a[n, code, slot] <= 0:
                         continue
                     if position[i, code] < 0:
                         position[i, code] = actions - act_start[i]
                         br_start[actions] = count
                         actions += 1
-                    br[0, count], br[1, count] = odds_a[n, code, slot], odds_d[n, code, slot]
-                    br[2, count], br[3, count] = index[nexts[n, code, slot]], damage[n, code, slot]
-                    br[4, count] = exponent[i] - br[1, count] - exponent[br[2, count]]
+                    odds_a[count] = moves.odds_a[n, code, slot]
+                    odds_d[count] = moves.odds_d[n, code, slot]
+                    nxt[count] = index[moves.next[n, code, slot]]
+                    damage[count] = moves.damage[n, code, slot]
+                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
                     count += 1
         else:
             duel = -1 - n
-            for t in range(duel_first[duel], duel_first[duel + 1]):
-                if duel_code[t] >= 0:
-                    position[i, duel_code[t]] = actions - act_start[i]
+            for t in range(duels.first[duel], duels.first[duel + 1]):
+                if duels.code[t] >= 0:
+                    position[i, duels.code[t]] = actions - act_start[i]
                 br_start[actions] = count
                 actions += 1
-                for o in range(outcome_first[t], outcome_first[t + 1]):
-                    for column in range(3):
-                        br[column, count] = outcomes[o, column]
-                    br[4, count] = exponent[i] - br[1, count] - exponent[br[2, count]]
+                for o in range(duels.outcome_first[t], duels.outcome_first[t + 1]):
+                    odds_a[count], odds_d[count] = duels.odds_a[o], duels.odds_d[o]
+                    nxt[count] = duels.next[o]
+                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
                     count += 1
     act_start[nodes] = actions
     br_start[actions] = count
-    return (
+    return Actions(
         act_start,
         position,
         br_start[: actions + 1].copy(),
-        br[0, :count].copy(),
-        br[1, :count].copy(),
-        br[2, :count].copy(),
-        br[3, :count].copy(),
-        br[4, :count].copy(),
+        odds_a[:count].copy(),
+        odds_d[:count].copy(),
+        nxt[:count].copy(),
+        damage[:count].copy(),
+        lift[:count].copy(),
     )
 
 
@@ -436,13 +497,10 @@ def exposure(graph: Graph, branches: Outcomes, openings: Openings, rounds: int) 
 
 
 @jit
-def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Arrays) -> int:
+def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Garner) -> int:
     """The sign of the integer n with |n| < M / 2, M = 2**64 times the product of `primes`,
     from n modulo 2**64 (`word`) and modulo each prime: its mixed-radix digits (Garner, the
-    word the lowest digit) compared with those of (M − 1) / 2. `garner` = (2**64 mod each
-    prime's inverse, the primes' inverses modulo the later ones, the digits of (M − 1) / 2:
-    the word's and the primes')."""
-    inverse_word, inverses, half_word, half = garner
+    word the lowest digit) compared with those of (M − 1) / 2 (`precision.Garner`)."""
     k = len(primes)
     if k == 0:  # |n| < 2**63: the word is n in two's complement
         n = np.int64(word)
@@ -450,16 +508,16 @@ def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Arrays) 
     digits = residues.copy()
     for j in range(k):
         low = np.int64(word % np.uint64(primes[j]))
-        digits[j] = (digits[j] - low) % primes[j] * inverse_word[j] % primes[j]
+        digits[j] = (digits[j] - low) % primes[j] * garner.inverse_word[j] % primes[j]
         for i in range(j):
-            digits[j] = (digits[j] - digits[i]) % primes[j] * inverses[i, j] % primes[j]
+            digits[j] = (digits[j] - digits[i]) % primes[j] * garner.inverses[i, j] % primes[j]
     if word == np.uint64(0) and not digits.any():
         return 0
     for i in range(k - 1, -1, -1):
-        if digits[i] != half[i]:
-            return -1 if digits[i] > half[i] else 1
-    if word != half_word:
-        return -1 if word > half_word else 1
+        if digits[i] != garner.half[i]:
+            return -1 if digits[i] > garner.half[i] else 1
+    if word != garner.half_word:
+        return -1 if word > garner.half_word else 1
     return 1
 
 
@@ -471,7 +529,7 @@ def solve(
     rounds: int,
     height: int,
     width: int,
-    bounds: tuple[Array, Array, Array],
+    bounds: Bounds,
     exact: Exact,
 ) -> Array:
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
@@ -480,37 +538,46 @@ def solve(
     `branches` and `openings` carry each outcome's odds also as the integer that carries the
     numerator of its next node's value (over that node's power of 6) to its own node's
     (`flat.branch_scales`, `flat.opening_scales`), modulo 2**64 (`word`) and modulo each prime
-    (`res`); `bounds` is what `reach` returns (only the cells some sequence reaches are
-    solved) and `exposure`.
+    (`res`); only the cells some sequence reaches are solved (`bounds`).
 
     Every value is carried as a float and as its numerator modulo 2**64 (native, wrapping
-    arithmetic) and modulo the primes, if any. Candidates are compared on U, then D (§9.8
-    O4): floats decide wide gaps; a close pair's numerators (both over the node's power of
-    6) differ by less than half the moduli's product, so that difference, recovered from
-    its residues, is zero for equal values and otherwise has the sign of theirs. One loop
-    nest on purpose: with its per-cell steps as inlined functions numba ran it 40 % slower
-    (measured on bench_fight's OPTIMAL fights)."""
-    mover, optimal, ended, exponents, heuristic, act_start = graph
-    reached, ends, most = bounds
-    br_start, br_p, br_word, br_res, br_next, br_dmg = branches
-    op_start, op_p, op_word, op_res, op_la, op_lb, op_node = openings
-    primes, inverses, pow_word, pow_res, garner, step, tolerance = exact
+    arithmetic) and modulo the primes, if any (`Values`). Candidates are compared on U, then
+    D (§9.8 O4): floats decide wide gaps; a close pair's numerators (both over the node's
+    power of 6) differ by less than half the moduli's product, so that difference, recovered
+    from its residues, is zero for equal values and otherwise has the sign of theirs. A
+    sequence's start is `_rolled`'s (once a sequence). The rest is one loop nest on purpose:
+    with its per-cell steps as inlined functions numba ran it slower, by 40 % with the
+    candidates' values and comparison apart, by 30 % with only the battle's ends apart
+    (`_ended`: 291 ms against 222 ms for bench_fight's 60 OPTIMAL fights in both precisions,
+    each `solve` call's least of 5)."""
+    mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
+    exponents, act_start = graph.exponent, graph.act_start
+    reached, ends, most = bounds.reached, bounds.ends, bounds.most
+    br_start, br_p, br_word, br_res = branches.start, branches.p, branches.word, branches.res
+    br_next, br_dmg = branches.next, branches.damage
+    primes, inverses = exact.moduli.primes, exact.moduli.inverses
+    tolerance = exact.tolerance
     nodes, k, cells = len(mover), len(primes), height * width
     choices = np.zeros((rounds, nodes, cells), np.int8)
     # every value read is of a reached cell, written first at the same level: no zeroing
-    f = np.empty((nodes, cells, 2))
-    w = np.empty((nodes, cells, 2), np.uint64)
-    r = np.empty((nodes, cells, 2, k), np.int64)
-    start_f = np.zeros((RELICS, cells, 2))
-    start_w = np.zeros((RELICS, cells, 2), np.uint64)
-    start_r = np.zeros((RELICS, cells, 2, k), np.int64)
+    values = Values(
+        np.empty((nodes, cells, 2)),
+        np.empty((nodes, cells, 2), np.uint64),
+        np.empty((nodes, cells, 2, k), np.int64),
+    )
+    f, w, r = values.f, values.w, values.res
+    starts = Values(
+        np.zeros((RELICS, cells, 2)),
+        np.zeros((RELICS, cells, 2), np.uint64),
+        np.zeros((RELICS, cells, 2, k), np.int64),
+    )
     cf, cw, cr = np.zeros((4, 2)), np.zeros((4, 2), np.uint64), np.zeros((4, 2, k), np.int64)
     diff = np.zeros(k, np.int64)
     zero = np.uint64(0)
     for level in range(rounds):  # sequences left − 1
         for i in range(nodes):
             x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
-            exponent = exponents[i] + level * step
+            exponent = exponents[i] + level * exact.step
             sign = 1 if x == 0 else -1
             for a in range(height):
                 row = reached[level, i, a]
@@ -521,22 +588,22 @@ def solve(
                     if a == 0 or b == 0 or (ended[i] >= 0 and level == 0):  # the battle's end
                         u = (1 if b == 0 else 0) - (1 if a == 0 else 0)
                         f[i, cell, 0], f[i, cell, 1] = u, a - b
-                        power = pow_word[exponent]
+                        power = exact.word[exponent]
                         w[i, cell, 0] = (power if b == 0 else zero) - (power if a == 0 else zero)
                         w[i, cell, 1] = np.uint64(a) * power - np.uint64(b) * power
                         for q in range(k):
-                            r[i, cell, 0, q] = u * pow_res[exponent, q] % primes[q]
-                            r[i, cell, 1, q] = (a - b) * pow_res[exponent, q] % primes[q]
+                            r[i, cell, 0, q] = u * exact.res[exponent, q] % primes[q]
+                            r[i, cell, 1, q] = (a - b) * exact.res[exponent, q] % primes[q]
                         continue
                     if ended[i] >= 0:  # the next sequence, over this node's power of 6
                         relics = ended[i]
                         for v in range(2):
-                            f[i, cell, v] = start_f[relics, cell, v]
-                            w[i, cell, v] = start_w[relics, cell, v] * pow_word[exponents[i]]
+                            f[i, cell, v] = starts.f[relics, cell, v]
+                            w[i, cell, v] = starts.w[relics, cell, v] * exact.word[exponents[i]]
                             for q in range(k):
                                 r[i, cell, v, q] = mulmod(
-                                    start_r[relics, cell, v, q],
-                                    pow_res[exponents[i], q],
+                                    starts.res[relics, cell, v, q],
+                                    exact.res[exponents[i], q],
                                     primes[q],
                                     inverses[q],
                                 )
@@ -573,7 +640,7 @@ def solve(
                                 diff[q] = d + primes[q] if d < 0 else d
                                 tie = tie and d == 0
                             if not tie:
-                                wins = exact_sign(word, diff, primes, garner) * sign > 0
+                                wins = exact_sign(word, diff, primes, exact.garner) * sign > 0
                                 break
                         if wins:
                             best = c
@@ -584,60 +651,112 @@ def solve(
                         w[i, cell, v] = cw[best, v]
                         for q in range(k):
                             r[i, cell, v, q] = cr[best, v, q]
-        if level == rounds - 1:
-            break
-        # the value of a sequence about to be rolled, per relics used (the next level's ends)
-        for relics in range(RELICS):
-            for a in range(height):
-                for b in range(width):
-                    if not ends[level + 1, relics, a] >> b & 1:
-                        continue
-                    cell = a * width + b
-                    start_f[relics, cell] = 0.0
-                    start_w[relics, cell] = zero
-                    start_r[relics, cell] = 0
-                    for o in range(op_start[relics], op_start[relics + 1]):
-                        moved = max(0, a - op_la[o]) * width + max(0, b - op_lb[o])
-                        node = op_node[o]
-                        for v in range(2):
-                            start_f[relics, cell, v] += op_p[o] * f[node, moved, v]
-                            start_w[relics, cell, v] += op_word[o] * w[node, moved, v]
-                            for q in range(k):
-                                term = mulmod(
-                                    op_res[o, q], r[node, moved, v, q], primes[q], inverses[q]
-                                )
-                                start_r[relics, cell, v, q] = addmod(
-                                    start_r[relics, cell, v, q], term, primes[q]
-                                )
+        if level < rounds - 1:
+            _rolled(starts, values, openings, ends[level + 1], height, width, exact.moduli)
     return choices
 
 
 @jit
-def _holds(mass_f: Array, mass_r: Array, node: int, cell: int) -> bool:
-    """Whether (node, cell) holds mass (exact mode: a float may underflow where the
+def _rolled(
+    starts: Values,
+    values: Values,
+    openings: Openings,
+    ends: Array,
+    height: int,
+    width: int,
+    moduli: Moduli,
+) -> None:
+    """`solve`'s value of a sequence about to be rolled (F1, F2), per relics used and cell
+    where the previous one ends (`ends`, `reach`'s rows of bits): its openings' values
+    weighed by their odds, over 6**0."""
+    primes, inverses = moduli.primes, moduli.inverses
+    f, w, r = values.f, values.w, values.res
+    for relics in range(RELICS):
+        for a in range(height):
+            for b in range(width):
+                if not ends[relics, a] >> b & 1:
+                    continue
+                cell = a * width + b
+                starts.f[relics, cell] = 0.0
+                starts.w[relics, cell] = np.uint64(0)
+                starts.res[relics, cell] = 0
+                for o in range(openings.start[relics], openings.start[relics + 1]):
+                    moved = max(0, a - openings.curse_a[o]) * width + max(
+                        0, b - openings.curse_b[o]
+                    )
+                    node = openings.node[o]
+                    for v in range(2):
+                        starts.f[relics, cell, v] += openings.p[o] * f[node, moved, v]
+                        starts.w[relics, cell, v] += openings.word[o] * w[node, moved, v]
+                        for q in range(len(primes)):
+                            term = mulmod(
+                                openings.res[o, q], r[node, moved, v, q], primes[q], inverses[q]
+                            )
+                            starts.res[relics, cell, v, q] = addmod(
+                                starts.res[relics, cell, v, q], term, primes[q]
+                            )
+
+
+class Mass(NamedTuple):
+    """`push`'s probability mass per (node or relics used, cell): as floats, and modulo each
+    prime (the last axis of `res`)."""
+
+    f: Array
+    res: Array
+
+
+@inline
+def _holds(mass: Mass, row: int, cell: int) -> bool:
+    """Whether (row, cell) holds mass (exact mode: a float may underflow where the
     residues do not)."""
-    if mass_f[node, cell] != 0.0:
+    if mass.f[row, cell] != 0.0:
         return True
-    for q in range(mass_r.shape[2]):  # noqa: SIM110 - numba compiles no generators
-        if mass_r[node, cell, q] != 0:
+    for q in range(mass.res.shape[2]):  # noqa: SIM110 - numba compiles no generators
+        if mass.res[row, cell, q] != 0:
             return True
     return False
 
 
-@jit
+@inline
 def _move(
-    state: tuple, source: Arrays, cell: int, node: int, wa: int, wb: int, odds: Arrays, o: int
+    mass: Mass,
+    node: int,
+    moved: int,
+    source: Mass,
+    row: int,
+    cell: int,
+    odds: Outcomes | Openings,
+    o: int,
+    moduli: Moduli,
 ) -> None:
-    """mass[node, (wa, wb)] += odds o (as a float, and modulo each prime) × the mass at
-    `source` (a row of `mass`, or of the sequence ends) and `cell`. `state` = (mass as
-    floats, as residues, width, primes, their inverses as floats)."""
-    mass_f, mass_r, width, primes, inverses = state
-    p, res = odds
-    moved = wa * width + wb
-    mass_f[node, moved] += p[o] * source[0][cell]
+    """mass[node, moved] += the odds of outcome (or opening) o, as a float and modulo each
+    prime, × the mass of `source` at (row, cell)."""
+    primes, inverses = moduli.primes, moduli.inverses
+    mass.f[node, moved] += odds.p[o] * source.f[row, cell]
     for q in range(len(primes)):
-        term = mulmod(res[o, q], source[1][cell, q], primes[q], inverses[q])
-        mass_r[node, moved, q] = addmod(mass_r[node, moved, q], term, primes[q])
+        term = mulmod(odds.res[o, q], source.res[row, cell, q], primes[q], inverses[q])
+        mass.res[node, moved, q] = addmod(mass.res[node, moved, q], term, primes[q])
+
+
+@jit
+def _roll(
+    mass: Mass, ends: Mass, openings: Openings, height: int, width: int, moduli: Moduli
+) -> None:
+    """F1 and F2 of a sequence: the mass where the last one ended (`ends`, per relics used)
+    moved to the nodes its openings start at, the curse damage moving cells (to the finals,
+    `mass`'s last row, where a fighter falls)."""
+    fallen = len(mass.f) - 1
+    for relics in range(RELICS):
+        first, last = openings.start[relics], openings.start[relics + 1]
+        for a in range(1, height):
+            for b in range(1, width):
+                cell = a * width + b
+                if not _holds(ends, relics, cell):
+                    continue
+                for o in range(first, last):
+                    wa, wb = max(0, a - openings.curse_a[o]), max(0, b - openings.curse_b[o])
+                    node = fallen if wa == 0 or wb == 0 else openings.node[o]
+                    _move(mass, node, wa * width + wb, ends, relics, cell, openings, o, moduli)
 
 
 @jit
@@ -651,46 +770,29 @@ def push(
     start: int,
     height: int,
     width: int,
-    exact: Arrays,
+    moduli: Moduli,
 ) -> tuple[Array, Array]:
     """The joint distribution of both fighters' final wounds over the cells: as floats, and
-    modulo each prime of `exact` = (primes, their inverses as floats), none in float mode.
+    modulo each prime of `moduli`, none in float mode.
 
-    Each sequence takes the mass of its starting cells per relics used, rolls (F1, F2:
-    `openings`, the curse moving cells) and pushes it down the nodes, each (node, cell) split
-    by the mover's choice there and by its action's odds; mass where a fighter falls leaves
-    for the finals (the extra last row of `mass`) at once, the rest ends the sequence per
-    relics used and starts the next. Only the cells `reach` found are visited (and zeroed
-    before each sequence). Long because a sequence's three passes (zero, roll, push) share
-    every array of it and run once per sequence in order; each is one loop nest."""
-    mover, optimal, ended, heuristic, act_start = (
-        graph.mover,
-        graph.optimal,
-        graph.ended,
-        graph.heuristic,
-        graph.act_start,
-    )
-    br_start, br_p, br_res, br_next, br_dmg = (
-        branches.start,
-        branches.p,
-        branches.res,
-        branches.next,
-        branches.damage,
-    )
-    op_start, op_p, op_res = openings.start, openings.p, openings.res
-    op_la, op_lb, op_node = openings.curse_a, openings.curse_b, openings.node
-    primes, inverses = exact
+    Each sequence takes the mass of its starting cells per relics used, rolls (`_roll`) and
+    pushes it down the nodes, each (node, cell) split by the mover's choice there and by its
+    action's odds; mass where a fighter falls leaves for the finals (the extra last row of
+    `mass`) at once, the rest ends the sequence per relics used and starts the next. Only
+    the cells `reach` found are visited (and zeroed before each sequence). Long because a
+    sequence's passes (zero, roll, push) share its arrays and run in order; the push is one
+    loop nest, its per-outcome step inlined (`_move`: called, not inlined, push took 5 times
+    as long on bench_fight's heuristic fights)."""
+    mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
+    primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
-    mass_f = np.empty((nodes + 1, cells))
-    mass_r = np.empty((nodes + 1, cells, k), np.int64)
-    mass_f[nodes] = 0.0
-    mass_r[nodes] = 0
-    ends_f = np.zeros((RELICS, cells))
-    ends_r = np.zeros((RELICS, cells, k), np.int64)
-    ends_f[0, start] = 1.0
-    ends_r[0, start] = 1
+    mass = Mass(np.empty((nodes + 1, cells)), np.empty((nodes + 1, cells, k), np.int64))
+    mass.f[nodes] = 0.0
+    mass.res[nodes] = 0
+    ends = Mass(np.zeros((RELICS, cells)), np.zeros((RELICS, cells, k), np.int64))
+    ends.f[0, start] = 1.0
+    ends.res[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0
-    state = (mass_f, mass_r, width, primes, inverses)
     for played in range(rounds):
         level = rounds - 1 - played
         for i in range(nodes):
@@ -698,48 +800,38 @@ def push(
                 row = reached[level, i, a] & standing
                 for b in range(width if row else 0):
                     if row >> b & 1:
-                        mass_f[i, a * width + b] = 0.0
-                        mass_r[i, a * width + b] = 0
-        for relics in range(RELICS):
-            source = (ends_f[relics], ends_r[relics])
-            for a in range(1, height):
-                for b in range(1, width):
-                    cell = a * width + b
-                    if not _holds(ends_f, ends_r, relics, cell):
-                        continue
-                    for o in range(op_start[relics], op_start[relics + 1]):
-                        wa, wb = max(0, a - op_la[o]), max(0, b - op_lb[o])
-                        node = nodes if wa == 0 or wb == 0 else op_node[o]
-                        _move(state, source, cell, node, wa, wb, (op_p, op_res), o)
-        ends_f[:] = 0.0
-        ends_r[:] = 0
+                        mass.f[i, a * width + b] = 0.0
+                        mass.res[i, a * width + b] = 0
+        _roll(mass, ends, openings, height, width, moduli)
+        ends.f[:] = 0.0
+        ends.res[:] = 0
         for i in range(nodes - 1, -1, -1):
-            x, first, end = mover[i], act_start[i], ended[i]
-            source = (mass_f[i], mass_r[i])
+            x, end = mover[i], ended[i]
             for a in range(1, height):
                 row = reached[level, i, a] & standing
                 for b in range(width if row else 0):
                     cell = a * width + b
-                    if not row >> b & 1 or not _holds(mass_f, mass_r, i, cell):
+                    if not row >> b & 1 or not _holds(mass, i, cell):
                         continue
                     if end >= 0:
-                        ends_f[end, cell] += mass_f[i, cell]
+                        ends.f[end, cell] += mass.f[i, cell]
                         for q in range(k):
-                            ends_r[end, cell, q] = addmod(
-                                ends_r[end, cell, q], mass_r[i, cell, q], primes[q]
+                            ends.res[end, cell, q] = addmod(
+                                ends.res[end, cell, q], mass.res[i, cell, q], primes[q]
                             )
                         continue
-                    j = first + (choices[level, i, cell] if optimal[i] else heuristic[i, cell])
+                    choice = choices[level, i, cell] if optimal[i] else heuristic[i, cell]
+                    j = graph.act_start[i] + choice
                     target = b if x == 0 else a
-                    for o in range(br_start[j], br_start[j + 1]):
-                        dmg = br_dmg[o]
-                        node = nodes if target <= dmg else br_next[o]
+                    for o in range(branches.start[j], branches.start[j + 1]):
+                        dmg = branches.damage[o]
+                        node = nodes if target <= dmg else branches.next[o]
                         wa, wb = struck(a, b, x, dmg)
-                        _move(state, source, cell, node, wa, wb, (br_p, br_res), o)
-    finals_f, finals_r = mass_f[nodes], mass_r[nodes]
+                        _move(mass, node, wa * width + wb, mass, i, cell, branches, o, moduli)
+    finals_f, finals_r = mass.f[nodes].copy(), mass.res[nodes].copy()  # not views: mass goes
     for relics in range(RELICS):
         for cell in range(cells):
-            finals_f[cell] += ends_f[relics, cell]
+            finals_f[cell] += ends.f[relics, cell]
             for q in range(k):
-                finals_r[cell, q] = addmod(finals_r[cell, q], ends_r[relics, cell, q], primes[q])
+                finals_r[cell, q] = addmod(finals_r[cell, q], ends.res[relics, cell, q], primes[q])
     return finals_f, finals_r

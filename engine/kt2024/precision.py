@@ -4,6 +4,13 @@ Float mode keeps float64 numerators over the denominator 1. Exact mode keeps Pyt
 numerators (numpy object arrays) over an integer denominator: every chance event of this
 ruleset has a power-of-6 denominator, so sums and products stay integers and no slow
 `Fraction` arithmetic happens on arrays. Only the final answer becomes `Fraction`s.
+
+Shooting's arrays are `Weights`. The fight writes the same exact form per chance: `Odds`
+(a, d), the numerator a over 6**d, the denominator kept as its exponent so that products add
+exponents and no gcd is ever needed. Its compiled loops (`kernels`) carry those numerators
+modulo primes (`residues`: native int64 arithmetic, `kernels.mulmod`), from which
+`numerators` recovers them whole, and OPTIMAL's comparisons also modulo 2**64 (`scales`),
+whose signs `kernels.exact_sign` recovers (`garner`); float mode carries `floats`.
 """
 
 from __future__ import annotations
@@ -11,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, gcd, lcm
+from math import comb, gcd, lcm, prod
+from operator import mul
 from typing import NamedTuple
 
 import numpy as np
@@ -120,3 +128,129 @@ def convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _pack(values: np.ndarray, size: int) -> int:
     return int.from_bytes(b"".join(int(v).to_bytes(size, "little") for v in values), "little")
+
+
+# ---- the fight's chances: a / 6**d, as floats, and modulo primes ------------------------
+
+Odds = tuple[int, int]
+"""(a, d): the probability a / 6**d."""
+CERTAIN: Odds = (1, 0)
+
+_POWERS = [6**k for k in range(400)]
+
+
+def power6(k: int) -> int:
+    return _POWERS[k] if k < len(_POWERS) else 6**k
+
+
+def odds_of(p: Fraction) -> Odds:
+    """A probability whose denominator divides a power of 6, as (a, d) with the least such d."""
+    d = 0
+    while power6(d) % p.denominator:
+        d += 1
+    return (p.numerator * (power6(d) // p.denominator), d)
+
+
+def floats(odds: list[Odds]) -> np.ndarray:
+    """a / 6**d as floats, per odds."""
+    return np.array([a / power6(d) for a, d in odds])
+
+
+def _is_prime(n: int) -> bool:
+    """Miller–Rabin with bases 2, 3, 5 and 7: deterministic below 3,215,031,751."""
+    if n < 2 or n % 2 == 0:
+        return n == 2
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for base in (2, 3, 5, 7):
+        x = pow(base, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _largest_below(bound: int, count: int) -> tuple[int, ...]:
+    found: list[int] = []
+    n = bound - 1
+    while len(found) < count:
+        if _is_prime(n):
+            found.append(n)
+        n -= 1
+    return tuple(found)
+
+
+PRIMES = _largest_below(2**31, 192)
+"""The primes exact numerators are carried modulo: the largest below 2**31, so that a residue
+times a residue fits a signed 64-bit integer. 192 of them: their product exceeds 6**2200,
+beyond any numerator of a §12 fight."""
+
+WORD = 2**64
+"""OPTIMAL's first modulus: numerators modulo 2**64 are native, wrapping uint64 arithmetic,
+and they alone tell close values apart in every fight whose values stay over 6**32 or less."""
+
+
+def residues(odds: list[Odds], primes: tuple[int, ...]) -> np.ndarray:
+    """a / 6**d modulo each prime (columns), per odds (rows)."""
+    return np.array(
+        [[a % p * pow(6, -d, p) % p for p in primes] for a, d in odds], dtype=np.int64
+    ).reshape(len(odds), len(primes))
+
+
+def scales(numbers: list[int], primes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Integers modulo 2**64 (uint64) and modulo each prime (columns)."""
+    word = np.array([n % WORD for n in numbers], dtype=np.uint64)
+    rest = np.array([[n % p for p in primes] for n in numbers], dtype=np.int64)
+    return word, rest.reshape(len(numbers), len(primes))
+
+
+def powers6(primes: tuple[int, ...], most: int) -> tuple[np.ndarray, np.ndarray]:
+    """6**e modulo 2**64 and modulo each prime (columns) for e = 0 … `most` (rows)."""
+    return scales([power6(e) for e in range(most + 1)], primes)
+
+
+def numerators(rows: np.ndarray, primes: tuple[int, ...], exponent: int) -> list[int]:
+    """Per row of residues r (one per prime): the integer in [0, M) congruent to r·6**exponent
+    modulo each prime (Chinese remainder theorem, its weights computed once for all rows)."""
+    modulus = prod(primes)
+    weights = [
+        pow(6, exponent, p) * (modulus // p) * pow(modulus // p, -1, p) % modulus for p in primes
+    ]
+    return [sum(map(mul, row, weights)) % modulus for row in rows.tolist()]
+
+
+class Garner(NamedTuple):
+    """What `kernels.exact_sign` needs to tell the sign of an integer n, |n| < M / 2, from n
+    modulo 2**64 and modulo `primes` (M their product): n's mixed-radix digits (Garner's
+    algorithm, the word the lowest digit) are compared with those of (M − 1) / 2."""
+
+    inverse_word: np.ndarray
+    """2**64's inverse modulo each prime."""
+    inverses: np.ndarray
+    """p_i⁻¹ modulo p_j (i < j)."""
+    half_word: np.uint64
+    """(M − 1) / 2's lowest digit (modulo 2**64) …"""
+    half: np.ndarray
+    """… and its digits for the primes."""
+
+
+def garner(primes: tuple[int, ...]) -> Garner:
+    """`Garner` for the moduli 2**64 and `primes`."""
+    k = len(primes)
+    inverses = np.zeros((k, k), dtype=np.int64)
+    for i in range(k):
+        for j in range(i + 1, k):
+            inverses[i, j] = pow(primes[i], -1, primes[j])
+    word = np.array([pow(WORD, -1, p) for p in primes], dtype=np.int64)
+    half, digits = divmod((WORD * prod(primes) - 1) // 2, WORD)
+    digits = [digits]
+    for p in primes:
+        half, digit = divmod(half, p)
+        digits.append(digit)
+    return Garner(word, inverses, np.uint64(digits[0]), np.array(digits[1:], dtype=np.int64))

@@ -1,6 +1,6 @@
 """One fight sequence (§9.2), its steps in order.
 
-F1 and F2 (the roll and the curse damage) produce the opening hands (`opening`, `rolls`); F3
+F1 and F2 (the roll and the curse damage) produce the opening hands (`opening`); F3
 (Duelist) and F4 (alternation) are moves between the numbered moments of `table`: an F4 step
 is a table moment (an int, its mover to act), an F3 step a `Duel`. Who may do what is decided
 here and in `table`; what a mover chooses is the strategies' business (`kernels.decide` for
@@ -14,9 +14,9 @@ from math import comb
 
 from . import attack
 from .fighter import Fight, Fighter
+from .precision import Odds, odds_of, power6
 from .scenario import AttackDice
 from .table import NONE, PARRIES, Table, table_for
-from .weights import Odds, odds_of, power6, times
 
 Roll = tuple[Odds, int, int, int]
 """(odds, crits, normals, curse damage taken) of one fighter's F1 + F2."""
@@ -67,19 +67,8 @@ class Sequence:
         self.first = 0 if fight.options.first_to_act == "A" else 1
         self.strategies = (a.strategy, b.strategy)
         self.duelists = a.duelist or b.duelist
-        self.relics = a.saintly_relics != "NONE" or b.saintly_relics != "NONE"
         self.openings = (opening(a, b), opening(b, a))
-        """Each fighter's own F1 and F2 outcomes; `rolls` pairs them up."""
-
-    @cached_property
-    def rolls(self) -> list[tuple[Odds, tuple[int, int, int], tuple[int, int, int]]]:
-        """Every joint roll of F1 and F2: (odds, A's crits, normals and curse damage taken,
-        B's), A's outcomes outer."""
-        return [
-            (times(oa, ob), (ca, na, la), (cb, nb, lb))
-            for oa, ca, na, la in self.openings[0]
-            for ob, cb, nb, lb in self.openings[1]
-        ]
+        """Each fighter's own F1 and F2 outcomes (`flat.joint` pairs them up)."""
 
     @cached_property
     def table(self) -> Table:
@@ -90,16 +79,6 @@ class Sequence:
             for rolls in self.openings
         )
         return table_for(self.fighters, most)
-
-    @cached_property
-    def certain(self) -> bool:
-        """Whether no strike is a chance step: no Feel No Pain, no Relics, no OPTIMAL. Then a
-        sequence is fixed once its dice are rolled: its projection (§9.6) with both real
-        strategies is its resolution."""
-        return all(
-            f.feel_no_pain is None and f.saintly_relics == "NONE" and f.strategy != "OPTIMAL"
-            for f in self.fighters
-        )
 
     def duel(self, x: int | None, n: int) -> Step:
         """F3 from fighter x's Duelist parry on (None: F4) at the hands of table moment n. A
@@ -128,12 +107,3 @@ class Sequence:
         x, n = duel
         after = self.table.next[code][n] if code != NONE else n
         return self.duel(1 - x if x == self.first else None, after)
-
-    def f4(self, n: int) -> int:
-        """Where F4 begins from the opening moment n (`first` to act) of heuristic fighters:
-        after F3's Duelist parries, which depend on no wounds."""
-        step = self.duel(self.first, n) if self.duelists else n
-        while not isinstance(step, int):
-            (code,) = self.parries(step)
-            step = self.parried(step, code)
-        return step

@@ -6,8 +6,7 @@ unresolved successes and the flags their rules read, without the relic bookkeepi
 looks at, §9.6; and whose turn it is) is a point of a product space (its key). Most of that
 space no sequence reaches, so the moments reachable from every opening are found by running
 the strike and parry rules on whole frontiers of them as numpy arrays, then numbered densely
-in the order of their keys. The §9.5 decisions (`kernels.decide`, `projection`) only look
-numbers up.
+in the order of their keys. The §9.5 decisions (`kernels.decide`) only look numbers up.
 
 The rules here are all of §9.3 (S1–S11, Relics and Feel No Pain as outcome slots with their
 odds) and §9.4, written once over arrays, with what §9.5 asks about a moment (wiseParry, D4's
@@ -26,7 +25,7 @@ import numpy as np
 
 from . import budgets
 from .fighter import Fighter
-from .weights import Odds
+from .precision import Odds
 
 CRIT_STRIKE, NORMAL_STRIKE, CRIT_PARRY, NORMAL_PARRY = range(4)
 """The action codes, in the tie-break order of §9.8 O4."""
@@ -293,10 +292,20 @@ def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     )
 
 
-def listed(column: str) -> cached_property:
-    """`Table.columns[column]` as a Python list, made when first read: the cell-by-cell path
-    (`projection`, `fight.Resolution`) looks moments up one at a time, the grid never does."""
-    return cached_property(lambda table: table.columns[column].tolist())
+class Moves(NamedTuple):
+    """What every action does at every moment: arrays per (moment, action code, outcome
+    slot), slot 0 the projection's outcome (§9.6), the others the Relic and Feel No Pain
+    dice's (and Murderous Entrance's second strike's)."""
+
+    odds_a: np.ndarray
+    """The outcome's odds a / 6**d: a (0 where the outcome cannot happen)."""
+    odds_d: np.ndarray
+    """… and d."""
+    next: np.ndarray
+    """The moment after it (−1 where the action is not useful or the outcome cannot
+    happen)."""
+    damage: np.ndarray
+    """The damage the mover deals."""
 
 
 class Table:
@@ -307,10 +316,10 @@ class Table:
     included. Per action code (§9.8 O4's order: CRIT strike, NORMAL strike, CRIT parry,
     NORMAL parry), `next[code][n]` is the moment after it (−1 where it is not a useful action)
     and `damage[code][n]` its damage, both projected (§9.6: Relics and Feel No Pain never
-    trigger); `branches` gives the real outcomes with their odds. The other lists are what
-    §9.5 asks about a moment's mover. The same is kept as arrays (`columns`, `_next`, `_a`,
-    …) for the grid (`flat`); the lists, looked up one cell at a time by the cell-by-cell path,
-    are made when first read.
+    trigger); `moves` holds every outcome with its odds, `columns` what the moments are and
+    what §9.5 asks about a moment's mover, all as arrays over whole fights at once (`flat`).
+    The few lists (`mover`, `wise`, `has`, `next`) are F3's, which looks one moment up at a
+    time (`sequence.Sequence.duel`), made when first read.
     """
 
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
@@ -519,8 +528,10 @@ class Table:
         self.keys = keys
         self.size = len(keys)
         _, sides = self._sides(keys)
-        nexts, self._damage, self._a, self._d, mover, facts = rules
-        self._next = np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
+        nexts, damage, odds_a, odds_d, mover, facts = rules
+        self.moves = Moves(
+            odds_a, odds_d, np.where(nexts >= 0, np.searchsorted(keys, nexts), -1), damage
+        )
         successes = sides[0].successes + sides[1].successes
         used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
         self.columns = {
@@ -531,17 +542,22 @@ class Table:
             "relics_used": used,
             **facts,
         }
-        """What the moments are and what §9.5 asks there, as arrays, for whole fights at once
-        (`flat`); as lists, one moment at a time, through the attributes of the same names."""
+        """What the moments are and what §9.5 asks there, per moment."""
 
     @cached_property
     def _index(self) -> dict[int, int]:
         """Moment numbers by key, for `turned` (one moment at a time)."""
         return dict(zip(self.keys.tolist(), range(self.size), strict=True))
 
-    left, over, mover = listed("left"), listed("over"), listed("mover")
-    hit, always, stun = listed("hit"), listed("always"), listed("stun")
-    block, reach, wise = listed("block"), listed("reach"), listed("wise")
+    @cached_property
+    def mover(self) -> list[int]:
+        """Per moment, whose action it is (F3 asks one moment at a time)."""
+        return self.columns["mover"].tolist()
+
+    @cached_property
+    def wise(self) -> list[int]:
+        """Per moment, the mover's wiseParry (§9.5; NONE: no useful parry)."""
+        return self.columns["wise"].tolist()
 
     @cached_property
     def has(self) -> list[tuple[bool, bool]]:
@@ -549,25 +565,9 @@ class Table:
         return [tuple(pair) for pair in self.columns["has"].tolist()]
 
     @cached_property
-    def relics_used(self) -> list[tuple[int, int]]:
-        return [tuple(pair) for pair in self.columns["relics_used"].tolist()]
-
-    @cached_property
     def next(self) -> list[list[int]]:
         """Per action code, the projected next moment of every moment (−1: not useful)."""
-        return [self._next[:, code, 0].tolist() for code in range(4)]
-
-    @cached_property
-    def damage(self) -> list[list[int]]:
-        """Per action code, the projected damage at every moment."""
-        return [self._damage[:, code, 0].tolist() for code in range(4)]
-
-    def branches(self, n: int, code: int) -> list[tuple[Odds, int, int]]:
-        """The outcomes of the mover's action `code` at moment n with its Relic and Feel No
-        Pain dice rolled (the real resolution, §9.7): (odds, next moment, damage dealt)."""
-        a, d = self._a[n, code].tolist(), self._d[n, code].tolist()
-        nxt, dmg = self._next[n, code].tolist(), self._damage[n, code].tolist()
-        return [((a[k], d[k]), nxt[k], dmg[k]) for k in range(len(a)) if a[k]]
+        return [self.moves.next[:, code, 0].tolist() for code in range(4)]
 
     def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
         """What §9.5 asks about a moment, for mover X."""

@@ -77,7 +77,6 @@ def render(result: FightResult, exact: bool) -> dict[str, Any]:
 
 CHARGED = {
     budgets.MOMENTS: "fighterA.attacks",
-    budgets.CELLS: "options.rounds",
     budgets.BYTES: "options.rounds",
     budgets.DIGITS: "options.rounds",
     budgets.ROW: "fighterB.wounds",

@@ -17,15 +17,21 @@ type (the built-in scalars' values that are already what coercion returns are ke
 are). Whatever the projection cannot answer exactly as completion would — an item that is not
 a dict or not of its type (`is_type_of`), a null where the type says non-null, a leaf its type
 refuses — gives the list back to graphql-core, which then reports it with its own errors and
-paths. So the data and the errors are graphql-core's, only faster (tests/test_graphql_projection.py
-executes documents both ways).
+paths. So the data and the errors are graphql-core's, only faster
+(tests/test_graphql_projection.py executes documents both ways).
+
+An answer selected whole (its members exactly the selection, in order, each its own
+completion) is its own completion: it is returned as it is, so a warm grid builds nothing.
+For a list, that is first asked of whole columns (`Column`: each member of all the items at
+once, by C-level passes), and only if a column says no are the items completed one by one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from math import isfinite
-from operator import is_
+from operator import is_, itemgetter
 from typing import Any
 
 from graphql import (
@@ -95,10 +101,15 @@ def _leaf(leaf: GraphQLLeafType, non_null: bool) -> Complete:
     return kept.get(leaf, complete)
 
 
-def _list(item: Complete, non_null: bool) -> Complete:
+def _list(item: Complete, non_null: bool, whole: Column | None) -> Complete:
+    """A list's completion; `whole` tells, column by column, whether every item is its own
+    completion (then the list is too, and no item is completed one by one)."""
+
     def complete(value: Any, info: Any) -> Any:
         if type(value) is not list:
             return (MISS if non_null else None) if _absent(value) else MISS
+        if whole is not None and whole(value):
+            return value
         out = [item(entry, info) for entry in value]
         if all(map(is_, out, value)):
             return value  # every item is its own completion: the list is too
@@ -107,6 +118,7 @@ def _list(item: Complete, non_null: bool) -> Complete:
     return complete
 
 
+Selected = tuple[str, "str | None", Any, Any]
 Field = tuple[str, "str | None", Complete]
 """A selected field: its response key, the member it reads (None: `__typename`), its
 completion."""
@@ -148,6 +160,77 @@ def _object(kind: GraphQLObjectType, fields: list[Field], non_null: bool) -> Com
         return out
 
     return complete
+
+
+Column = Callable[[list[Any]], bool]
+"""Whether each value of a column (one member of many items, or the items themselves) is its
+own completion: the checks of the completions above, made with C-level passes over the
+column (`map`, `set`, `min`, `sum`) instead of a call per value. False only means "ask the
+completion": a column with a null, a bool where an Int is, a float beyond a double's range
+summed, falls back to it."""
+
+NONE = type(None)
+KEPT_TYPES: dict[object, type] = {
+    GraphQLInt: int,
+    GraphQLFloat: float,
+    GraphQLString: str,
+    GraphQLBoolean: bool,
+}  # the built-in scalars, and the Python type their coercion returns unchanged
+
+
+def _present(column: list[Any], types: set[type]) -> list[Any]:
+    return [v for v in column if v is not None] if NONE in types else column
+
+
+def _leaf_column(leaf: GraphQLLeafType, non_null: bool) -> Column | None:
+    kind = KEPT_TYPES.get(leaf)
+    if kind is None:
+        return None
+    allowed = {kind} if non_null else {kind, NONE}
+
+    def check(column: list[Any]) -> bool:
+        types = set(map(type, column))
+        if not types <= allowed:
+            return False
+        values = _present(column, types)
+        if not values or kind is str or kind is bool:
+            return True
+        if kind is int:
+            return min(values) >= GRAPHQL_MIN_INT and max(values) <= GRAPHQL_MAX_INT
+        return isfinite(sum(values))  # any inf or nan makes the sum one
+
+    return check
+
+
+def _list_column(items: Column, non_null: bool) -> Column:
+    allowed = {list} if non_null else {list, NONE}
+
+    def check(column: list[Any]) -> bool:
+        types = set(map(type, column))
+        return types <= allowed and items(list(chain.from_iterable(_present(column, types))))
+
+    return check
+
+
+def _object_column(members: list[tuple[str, Column]], non_null: bool) -> Column:
+    """The items are dicts whose members are exactly the selection's, in its order (so no
+    `__typename` of their own either), each column its own completion."""
+    allowed = {dict} if non_null else {dict, NONE}
+    keys = {tuple(name for name, _ in members)}
+    pick = [(itemgetter(name), check) for name, check in members]
+
+    def check(column: list[Any]) -> bool:
+        types = set(map(type, column))
+        if not types <= allowed:
+            return False
+        items = _present(column, types)
+        if not items:
+            return True
+        if set(map(tuple, items)) != keys:
+            return False
+        return all(member(list(map(get, items))) for get, member in pick)
+
+    return check
 
 
 class Projecting(StrawberryGraphQLCoreExecutionContext):
@@ -193,25 +276,62 @@ class Projecting(StrawberryGraphQLCoreExecutionContext):
             return self._complete(kind.of_type, group, non_null=True)
         if isinstance(kind, GraphQLList):
             item = self._complete(kind.of_type, group)
-            return None if item is None else _list(item, non_null)
+            whole = self._column(kind.of_type, group)
+            return None if item is None else _list(item, non_null, whole)
         if is_leaf_type(kind):
             return _leaf(kind, non_null)
         if isinstance(kind, GraphQLObjectType):
-            fields = self._fields(kind, group)
-            return None if fields is None else _object(kind, fields, non_null)
+            selection = self._selection(kind, group)
+            if selection is None:
+                return None
+            fields: list[Field] = []
+            for key, member_name, field_type, sub_group in selection:
+                if member_name is None:
+                    fields.append((key, None, _leaf(GraphQLString, True)))
+                    continue
+                done = self._complete(field_type, sub_group)
+                if done is None:
+                    return None
+                fields.append((key, member_name, done))
+            return _object(kind, fields, non_null)
         return None  # a union or an interface: its runtime type is graphql-core's to resolve
 
-    def _fields(self, kind: GraphQLObjectType, group: Any) -> list[Field] | None:
+    def _column(self, kind: GraphQLOutputType, group: Any, non_null: bool = False) -> Column | None:
+        """The column check of values of `kind` under this selection, or None where only
+        value-by-value completion can tell (enums, custom scalars, `__typename`, aliases)."""
+        if isinstance(kind, GraphQLNonNull):
+            return self._column(kind.of_type, group, non_null=True)
+        if isinstance(kind, GraphQLList):
+            items = self._column(kind.of_type, group)
+            return None if items is None else _list_column(items, non_null)
+        if is_leaf_type(kind):
+            return _leaf_column(kind, non_null)
+        if isinstance(kind, GraphQLObjectType) and getattr(kind.is_type_of, "typename_only", False):
+            selection = self._selection(kind, group)
+            if selection is None:
+                return None
+            members = []
+            for key, member_name, field_type, sub_group in selection:
+                check = None if key != member_name else self._column(field_type, sub_group)
+                if check is None:
+                    return None
+                members.append((key, check))
+            return _object_column(members, non_null)
+        return None
+
+    def _selection(self, kind: GraphQLObjectType, group: Any) -> list[Selected] | None:
+        """The fields selected of an object type, if every one can be projected: (response
+        key, member name or None for `__typename`, type, field group)."""
         grouped, deferred, forbidden = self.collect_subfields(kind, group)
         if deferred or forbidden:
             return None
-        fields: list[Field] = []
+        selection: list[Selected] = []
         for key, sub_group in grouped.items():
             if not _plain(sub_group):
                 return None
             name = sub_group[0].node.name.value
             if name == "__typename":
-                fields.append((key, None, _leaf(GraphQLString, True)))
+                selection.append((key, None, None, sub_group))
                 continue
             field = kind.fields.get(name)
             definition = (
@@ -223,11 +343,8 @@ class Projecting(StrawberryGraphQLCoreExecutionContext):
                 or definition.default_resolver is not member
             ):
                 return None
-            done = self._complete(field.type, sub_group)
-            if done is None:
-                return None
-            fields.append((key, definition.python_name, done))
-        return fields
+            selection.append((key, definition.python_name, field.type, sub_group))
+        return selection
 
 
 def _plain(group: Any) -> bool:

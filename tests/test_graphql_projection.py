@@ -56,6 +56,14 @@ CASES: list[dict[str, Any]] = [
     grid(cell(0, 0, damageAtLeast=[None])),
     grid(),
     grid(cell(0, 0, expectedDamageExact=5)),  # an Int where String: coerced "5"
+    grid(cell(0, 0), cell(1, 0, damageAtLeast=[{"k": True, "probability": 0.5}])),  # bool Int
+    grid(cell(0, 0, damageAtLeast=[{"probability": 0.5, "k": 1}])),  # members in another order
+    grid(cell(0, 0, damageAtLeast=[{"k": 1, "probability": 0.5, "more": 1}])),
+    grid(cell(0, 0, expectedDamage=math.inf)),
+    grid(cell(0, 0, expectedDamage=1e308), cell(1, 0, expectedDamage=1e308)),  # sums past a double
+    grid(cell(0, 0, expectedDamage=-0.0, killProbability=5e-324)),
+    grid(*(cell(a, 0) for a in range(3)), cell(2**31, 0)),  # past a 32-bit Int
+    grid(cell(0, 0, damageAtLeast=[])),
 ]
 
 Grid = output_type(MatchupGrid)
@@ -73,8 +81,11 @@ COMPLETING = strawberry.Schema(query=Query, config=CONFIG)
 
 FULL = "cells { attacker defender situation expectedDamage expectedDamageExact killProbability "
 FULL += "damageAtLeast { k probability exact } }"
+WHOLE = "cells { attacker defender situation expectedDamage killProbability "
+WHOLE += "damageAtLeast { k probability } }"  # exactly the members of a float cell
 DOCUMENTS = [
     "{ grid(case: $c) { atLeast cachedCells " + FULL + " } }",
+    "{ grid(case: $c) { atLeast " + WHOLE + " } }",
     "{ grid(case: $c) { cells { p: killProbability e: expectedDamage attacker } } }",
     "{ grid(case: $c) { cells { __typename damageAtLeast { __typename k } } } }",
     "{ grid(case: $c) { cells { ...C damageAtLeast { probability } } } }"

@@ -52,7 +52,7 @@ def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, An
     distributions by Python ints (`.tolist()`), which every JSON encoder takes. Integer
     values alone (most distributions) sort as they are, without the key of `_order`.
     """
-    if all(type(value) is int for value in dist):
+    if set(map(type, dist)) <= {int}:
         ordered = sorted(dist)
     else:
         ordered = sorted(dist, key=_order)

@@ -86,9 +86,9 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.roll_counts, attack.retained_counts, defence.saves, damage.attack_pool,
-         damage.defence_pool, damage.through, damage.action, precision.powers,
-         precision.binomials]  # fmt: skip
+MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts, defence.saves,
+         damage.attack_pool, damage.defence_pool, damage.through, damage.action,
+         precision.powers, precision.binomials]  # fmt: skip
 
 
 def clear() -> None:

@@ -4,7 +4,10 @@ convex cost (`allocation.allocate`, `allocation.resolve_saves`)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
+from itertools import product
 from typing import get_args
 
 import numpy as np
@@ -13,25 +16,58 @@ from hypothesis import strategies as st
 from kt2024_oracle import best_allocation, just_a_scratch
 from kt2024_oracle import roll as oracle_roll
 
+from engine.kt2024 import dice as dice_module
 from engine.kt2024.allocation import allocate, resolve_saves
-from engine.kt2024.dice import roll_counts
+from engine.kt2024.dice import PER_DIE_MODES, at_most, roll_counts
 from engine.kt2024.scenario import Reroll
 
 
+def rolls(most_dice: int, modes: Sequence[Reroll]) -> tuple[st.SearchStrategy, ...]:
+    """(dice, success, critical, reroll, cursed) of `roll_counts`."""
+    dice = st.integers(0, most_dice)
+    return dice, st.integers(2, 6), st.integers(2, 6), st.sampled_from(modes), st.booleans()
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    st.integers(0, 4),
-    st.integers(2, 6),
-    st.integers(2, 6),
-    st.sampled_from(get_args(Reroll)),
-    st.booleans(),
-)
+@given(*rolls(4, get_args(Reroll)))
 def test_roll_counts_equal_the_oracle(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
-    counts, den = roll_counts(dice, success, critical, reroll, cursed)
+    rolled = roll_counts(dice, success, critical, reroll, cursed)
     expected = {k: p for k, p in oracle_roll(dice, success, critical, reroll, cursed).items() if p}
-    assert {k: Fraction(w, den) for k, w in counts.items()} == expected
+    keys = zip(*(column.tolist() for column in rolled[:4]), strict=True)
+    ways = zip(keys, rolled.ways.tolist(), strict=True)
+    got = {key: Fraction(w, rolled.den) for key, w in ways if w}
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 7))
+def test_at_most_counts_every_face_sequence(faces: int, dice: int) -> None:
+    """Ceaseless's table against the face sequences themselves."""
+    rows = at_most(faces, dice)
+    for n in range(dice + 1):
+        most = [max(Counter(seq).values(), default=0) for seq in product(range(faces), repeat=n)]
+        assert rows[n] == [sum(m <= b for m in most) for b in range(n + 1)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(*rolls(12, sorted(PER_DIE_MODES)))
+def test_per_die_power_equals_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> None:
+    """The one-power shortcut of the modes whose choice is per die against the general sum
+    over eligible and re-rolled dice, on pools beyond the oracle's reach."""
+    fast = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
+    modes = dice_module.PER_DIE_MODES
+    try:
+        dice_module.PER_DIE_MODES = frozenset()
+        general = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
+    finally:
+        dice_module.PER_DIE_MODES = modes
+    assert fast.den == general.den
+    for column, other in zip(fast[:5], general[:5], strict=True):
+        assert column.tolist() == other.tolist()
 
 
 profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())

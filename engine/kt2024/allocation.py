@@ -59,10 +59,17 @@ def allocate(
         t = t - (last & (normal_damage * step > critical_damage - 1))
         n_left = _normals_left(x, t, crit_saves)
     c_left = crits - t
-    cost = c_left * critical_damage + n_left * normal_damage
-    if durable_applies(durable, critical_damage):
-        cost = cost - (c_left >= 1)
-    return c_left, n_left, cost
+    return c_left, n_left, raw_damage(c_left, n_left, (critical_damage, normal_damage, durable))
+
+
+def raw_damage(
+    crits: np.ndarray, normals: np.ndarray, profile: tuple[int, int, bool]
+) -> np.ndarray:
+    """R4 and R6: the damage of `crits` and `normals` hits that get through, `profile` being
+    (criticalDamage, normalDamage, durable); Durable takes 1 from the first crit."""
+    critical_damage, normal_damage, durable = profile
+    raw = crits * critical_damage + normals * normal_damage
+    return raw - (crits >= 1) if durable_applies(durable, critical_damage) else raw
 
 
 def _normals_left(x: np.ndarray, t: np.ndarray, crit_saves: np.ndarray) -> np.ndarray:
@@ -75,9 +82,10 @@ def resolve_saves(
     saves: tuple[np.ndarray, np.ndarray],
     profile: tuple[int, int, bool],
     jas: JustAScratch,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """R2 then R3 for every (c, n) `hits` against (cs, ns) `saves` (broadcast together),
-    `profile` being (criticalDamage, normalDamage, durable): the hits that get through.
+    `profile` being (criticalDamage, normalDamage, durable): the crits and normals that get
+    through, and their damage.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
@@ -93,5 +101,4 @@ def resolve_saves(
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), crits >= 1)
         normals = np.where(cancel_crit | (normals == 0), normals, normals - 1)
         crits = np.where(cancel_crit, crits - 1, crits)
-    c_left, n_left, _ = allocate(crits, normals, crit_saves, normal_saves, *profile)
-    return c_left, n_left
+    return allocate(crits, normals, crit_saves, normal_saves, *profile)

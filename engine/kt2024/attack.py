@@ -8,52 +8,53 @@ normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from .dice import roll_counts
+from .dice import Kept, roll_counts
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
 """(c, n, K): retained critical successes, retained normal successes, cursed dice."""
 
 
-@dataclass(frozen=True)
-class Pool:
-    """Counts between steps, one entry per rolled outcome (numpy arrays): crits, ROLLED
-    normals, LOCKED normals, fails, Severe triggered. Every step is one array pass over all
-    outcomes: a condition of the spec is a mask, and `where` takes the step where it holds."""
+class Pool(NamedTuple):
+    """Counts between steps, one entry per rolled outcome (numpy arrays, or one scalar for
+    all): crits, ROLLED normals, LOCKED normals, fails, Severe triggered. Every step is one
+    array pass over all outcomes: a condition of the spec is a mask, and `where` takes the
+    step where it holds."""
 
     c: np.ndarray
     nr: np.ndarray
-    nl: np.ndarray
+    nl: np.ndarray | int
     f: np.ndarray
-    severe: np.ndarray
+    severe: np.ndarray | np.bool_
 
     def where(self, mask: np.ndarray, other: Pool) -> Pool:
-        """`other` for the outcomes where `mask` holds, this pool elsewhere."""
+        """`other` for the outcomes where `mask` holds, this pool elsewhere. A step leaves the
+        fields it does not change as the very same arrays, which need no pass."""
         return Pool(
             *(
-                np.where(mask, getattr(other, k), getattr(self, k))
-                for k in Pool.__dataclass_fields__
+                mine if theirs is mine else np.where(mask, theirs, mine)
+                for mine, theirs in zip(self, other, strict=True)
             )
         )
 
     def fail_to_normal(self) -> Pool:
-        return replace(self, f=self.f - 1, nl=self.nl + 1)
+        return self._replace(f=self.f - 1, nl=self.nl + 1)
 
     def fail_to_crit(self) -> Pool:
-        return replace(self, f=self.f - 1, c=self.c + 1)
+        return self._replace(f=self.f - 1, c=self.c + 1)
 
     def rolled_to_crit(self) -> Pool:
-        return replace(self, nr=self.nr - 1, c=self.c + 1)
+        return self._replace(nr=self.nr - 1, c=self.c + 1)
 
     def any_normal_to_crit(self) -> Pool:
         """Change-worded promotion: a LOCKED normal if there is one, else a ROLLED one."""
-        locked = replace(self, nl=self.nl - 1, c=self.c + 1)
+        locked = self._replace(nl=self.nl - 1, c=self.c + 1)
         return self.rolled_to_crit().where(self.nl >= 1, locked)
 
 
@@ -68,7 +69,7 @@ def purity_seal(d: AttackDice, p: Pool) -> Pool:
     """A5: two fails become one LOCKED normal (one discarded, the other retained)."""
     if not d.purity_seal:
         return p
-    return p.where(p.f >= 2, replace(p, f=p.f - 2, nl=p.nl + 1))
+    return p.where(p.f >= 2, p._replace(f=p.f - 2, nl=p.nl + 1))
 
 
 def close_assault(d: AttackDice, p: Pool) -> Pool:
@@ -83,14 +84,14 @@ def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
     if not d.fails_to_norms:
         return p
     m = np.minimum(d.fails_to_norms, p.f)
-    return replace(p, f=p.f - m, nl=p.nl + m)
+    return p._replace(f=p.f - m, nl=p.nl + m)
 
 
 def severe(d: AttackDice, p: Pool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
     if not d.severe:
         return p
-    promoted = replace(p.any_normal_to_crit(), severe=np.ones_like(p.severe))
+    promoted = p.any_normal_to_crit()._replace(severe=np.True_)
     return p.where((p.c == 0) & (p.nr + p.nl >= 1), promoted)
 
 
@@ -99,7 +100,7 @@ def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
     if not d.norms_to_crits:
         return p
     m = np.minimum(d.norms_to_crits, p.nr)
-    return replace(p, nr=p.nr - m, c=p.c + m)
+    return p._replace(nr=p.nr - m, c=p.c + m)
 
 
 def rending(d: AttackDice, p: Pool, ob: bool) -> Pool:
@@ -164,13 +165,9 @@ def retain(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A3–A12 on the rolled counts of every outcome: the retained (crits, normals)."""
     auto_crits, accurate, _ = auto_retained(d)
-    p = Pool(
-        crits + auto_crits,
-        normals,
-        np.full_like(normals, accurate),
-        fails,
-        np.zeros(len(crits), dtype=bool),
-    )
+    # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
+    # changes them makes arrays of them, and a scenario without one pays for no arrays
+    p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
     p = punishing(d, p, ob)
     p = purity_seal(d, p)
     p = close_assault(d, p)
@@ -194,25 +191,24 @@ def attack_dice(d: AttackDice) -> AttackDice:
 
 
 @lru_cache(maxsize=4096)
-def retained_counts(
-    d: AttackDice, ob: bool, cursed: bool, devastating: int
-) -> tuple[dict[Retained, int], int]:
-    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator; `d` is
-    already reduced by `attack_dice`, so the memo is keyed on the dice fields alone."""
-    rolled = auto_retained(d)[2]
-    counts, den = roll_counts(rolled, d.hit, d.lethal, d.reroll, cursed)
-    cr, nr, fr, k = np.array(list(counts), dtype=np.int64).reshape(-1, 4).T
-    c, n = retain(d, cr, nr, fr, ob, devastating)
-    result: dict[Retained, int] = {}
-    keys = zip(c.tolist(), n.tolist(), k.tolist(), strict=True)
-    for key, ways in zip(keys, counts.values(), strict=True):
-        result[key] = result.get(key, 0) + ways
-    return result, den
+def retained_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
+    """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
+    rolled outcome; `d` is already reduced by `attack_dice`, so the memo is keyed on the dice
+    fields alone."""
+    rolled = roll_counts(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
+    c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating)
+    return rolled.kept(c, n)
 
 
 def retained(
     d: AttackDice, *, obscured: bool, cursed: bool, devastating: int = 0
 ) -> dict[Retained, Fraction]:
-    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields."""
-    counts, den = retained_counts(attack_dice(d), obscured, cursed, devastating)
-    return {key: Fraction(ways, den) for key, ways in counts.items()}
+    """Exact distribution of (c, n, K) for one attack (§4 + §5), memoised on the dice fields:
+    the outcomes that occur, each once."""
+    kept = retained_counts(attack_dice(d), obscured, cursed, devastating)
+    keys = zip(kept.crits.tolist(), kept.normals.tolist(), kept.cursed.tolist(), strict=True)
+    ways: dict[Retained, int] = {}
+    for key, w in zip(keys, kept.ways.tolist(), strict=True):
+        if w:
+            ways[key] = ways.get(key, 0) + w
+    return {key: Fraction(w, kept.den) for key, w in ways.items()}

@@ -10,7 +10,6 @@ binomial, one trial per damage instance. Nothing is tabulated per damage profile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -18,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import precision as pr
-from .allocation import durable_applies, resolve_saves
+from .allocation import raw_damage, resolve_saves
 from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
@@ -33,8 +32,7 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
     return Fraction(7 - threshold, 6)
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(NamedTuple):
     """Outcomes of one side as flat arrays. `columns` has three rows: the two counts this
     side brings to the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its
     own (one per crit with Devastating, one 1-damage instance per curse)."""
@@ -46,35 +44,30 @@ class Pool:
         return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
 
 
-def _pool(
-    counts: tuple[dict[tuple[int, ...], int], int], exact: bool
-) -> tuple[np.ndarray, Weights]:
-    dist, den = counts
-    rows = np.array(list(dist), dtype=np.int64).reshape(len(dist), -1)
-    return rows.T, pr.counted(list(dist.values()), den, exact)
-
-
 @lru_cache(maxsize=4096)
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
-    rows, w = _pool(retained_counts(d, ob, False, devastating), exact)
-    return Pool(np.stack([rows[0], rows[1], rows[0] * (devastating > 0)]), w)
+    kept = retained_counts(d, ob, False, devastating)
+    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
+    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.crits * (devastating > 0)
+    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
-    rows, w = _pool(saves(d, dice, saturate, cursed), exact)
-    return Pool(rows, w)
+    kept = saves(d, dice, saturate, cursed)
+    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
+    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.cursed
+    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
-@dataclass(frozen=True)
-class Outcomes:
+class Outcomes(NamedTuple):
     """Outcome pairs of an action: raw damage, damage instances and weight, before Feel No
     Pain."""
 
     raw: np.ndarray
-    instances: np.ndarray
+    instances: np.ndarray | None
     weights: Weights
 
     def scaled(self, factor: np.ndarray, den: int) -> Outcomes:
@@ -91,9 +84,10 @@ def concatenate(parts: list[Outcomes]) -> Outcomes:
     if len(parts) == 1:
         return parts[0]
     den = pr.common(p.weights for p in parts)
+    counted = parts[0].instances is not None
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
-        np.concatenate([p.instances for p in parts]),
+        np.concatenate([p.instances for p in parts]) if counted else None,
         Weights(np.concatenate([p.weights.rescaled(den) for p in parts]), den),
     )
 
@@ -131,55 +125,65 @@ def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
     ]
 
 
-@dataclass(frozen=True)
-class Through:
+class Through(NamedTuple):
     """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
-    and damage instances; with relics live, each relic group's instances and the change of
-    raw damage when one of its instances is ignored (R5)."""
+    and, when Feel No Pain or relics will count them, damage instances; with relics live, each
+    relic group's instances and the change of raw damage when one of its instances is ignored
+    (R5)."""
 
     raw: np.ndarray
-    instances: np.ndarray
+    instances: np.ndarray | None
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+    weights: Weights
+
+
+def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
+    """Every (attack, defence) outcome pair's columns, flat and attack-major, so that every
+    later step is an operation on arrays of one shape (numpy broadcasting costs more than the
+    arithmetic on arrays this small)."""
+    (rows, attack), defence = hits.columns.shape, saves_pool.columns.shape[1]
+    tiled = np.empty((rows, attack, defence), dtype=np.int64)
+    tiled[...] = saves_pool.columns[:, None, :]
+    return hits.columns.repeat(defence, axis=1), tiled.reshape(rows, attack * defence)
 
 
 @lru_cache(maxsize=2048)
-def through(m: Matchup, exact: bool) -> tuple[tuple[Through, Weights, Weights], ...]:
-    """Every group's pairs with what gets through the saves, and the two sides' weights.
+def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
+    """Every group's pairs with what gets through the saves, and their weights.
 
-    Each group's pairs are an (attack × defence) grid, computed by broadcasting the two pools'
-    columns. Memoised like the per-damage-profile tables it replaces: the key holds the dice,
+    Memoised like the per-damage-profile tables it replaces: the key holds the dice,
     the damage profile and the defender, and an entry is a few arrays of the pairs that occur
     (kilobytes; as many entries as `action` keeps, so a batch that fits one fits the other).
     """
     d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
-    dur = durable_applies(d.durable, cd)
-
-    def raw(c: np.ndarray, n: np.ndarray) -> np.ndarray:
-        return c * cd + n * nd - (c >= 1) if dur else c * cd + n * nd
-
+    profile = (cd, nd, d.durable)
     out = []
     for hits, saves_pool in groups(m, exact):
-        (c, n, extra), (cs, ns, k) = hits.columns[:, :, None], saves_pool.columns[:, None, :]
-        crits, normals = resolve_saves((c, n), (cs, ns), (cd, nd, d.durable), d.just_a_scratch)
-        own = extra * m.devastating + k  # R1 Devastating and R7 curse, outside the saves
-        crit_instances = crits if cd > 0 else 0
-        normal_instances = normals if nd > 0 else 0
-        hit_raw = raw(crits, normals)
+        (c, n, extra), (cs, ns, k) = pairs(hits, saves_pool)
+        crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch)
+        instances = None  # only Feel No Pain (R8) and the relics (R5) count them
+        if d.feel_no_pain is not None or d.saintly_relics != "NONE":
+            instances = extra + k  # R1 Devastating and R7 curse, outside the saves
+            if cd > 0:
+                instances = instances + crits
+            if nd > 0:
+                instances = instances + normals
         relic_groups = ()
         if d.saintly_relics != "NONE":
             # R5: the first relic group is the higher-damage one, crits on a tie
-            ignore_crit = (crit_instances, raw(crits - 1, normals) - hit_raw)
-            ignore_normal = (normal_instances, raw(crits, normals - 1) - hit_raw)
-            ordered = (ignore_crit, ignore_normal) if cd >= nd else (ignore_normal, ignore_crit)
-            relic_groups = tuple(
-                (np.broadcast_to(g, crits.shape).ravel(), change.ravel()) for g, change in ordered
-            )
-        grid = Through(
-            (own + hit_raw).ravel(),
-            (extra + k + crit_instances + normal_instances).ravel(),
-            relic_groups,
-        )
-        out.append((grid, hits.weights, saves_pool.weights))
+            ignore_crit = (crits if cd > 0 else np.zeros_like(crits),
+                           raw_damage(crits - 1, normals, profile) - hit_raw)  # fmt: skip
+            ignore_normal = (normals if nd > 0 else np.zeros_like(normals),
+                             raw_damage(crits, normals - 1, profile) - hit_raw)  # fmt: skip
+            relic_groups = (ignore_crit, ignore_normal)
+            if cd < nd:
+                relic_groups = (ignore_normal, ignore_crit)
+        raw = hit_raw + extra * m.devastating if m.devastating else hit_raw  # R1
+        if m.cursed:
+            raw = raw + k  # R7: one damage a cursed defence die
+        hw, sw = hits.weights, saves_pool.weights
+        weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
+        out.append(Through(raw, instances, relic_groups, weights))
     return tuple(out)
 
 
@@ -188,9 +192,8 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     parts: list[list[Outcomes]] = [[], []]
-    for grid, hit_weights, save_weights in through(m, exact):
-        num = np.multiply.outer(hit_weights.num, save_weights.num).ravel()
-        saved = Outcomes(grid.raw, grid.instances, Weights(num, hit_weights.den * save_weights.den))
+    for grid in through(m, exact):
+        saved = Outcomes(grid.raw, grid.instances, grid.weights)
         if relic is None:
             parts[0].append(saved)
             continue
@@ -209,30 +212,31 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     return tuple(concatenate(p) for p in parts if p)
 
 
-def accumulate(index: np.ndarray, num: np.ndarray, size: int, exact: bool) -> np.ndarray:
-    """Sum `num` into bins `index` (exact ints stay ints)."""
+def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:
+    """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
+    index."""
     if not exact:
         return np.bincount(index, weights=num, minlength=size)
-    out = pr.zeros(size, exact)
+    out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
     np.add.at(out, index, num)
     return out
 
 
 def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
     """R8–R9: the distribution of the action's damage (index = damage)."""
-    size = int(o.raw.max(initial=0)) + 1
     if threshold is None:
-        return Weights(accumulate(o.raw, o.weights.num, size, exact), o.weights.den)
+        return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
+    size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
-    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, size * (top + 1), exact)
-    cells = np.flatnonzero(grid)
+    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, exact, size * (top + 1))
+    cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
     reduced = np.arange(top + 1)
     valid = reduced[None, :] <= counts[:, None]
     spread = grid[cells][:, None] * fnp.num[counts, :]
     target = raws[:, None] - reduced[None, :]
-    out = accumulate(target[valid], spread[valid], size, exact)
+    out = accumulate(target[valid], spread[valid], exact, size)
     return Weights(out, o.weights.den * fnp.den)
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .dice import roll_counts
-from .scenario import Attacker, Defender
+import numpy as np
 
-Saves = tuple[int, int, int]
-"""(cs, ns, K): critical saves, normal saves, cursed defence dice."""
+from .dice import Kept, roll_counts
+from .scenario import Attacker, Defender
 
 
 def save_thresholds(d: Defender) -> tuple[int, int]:
@@ -33,24 +32,26 @@ def collected(a: Attacker, d: Defender, crits: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> tuple[dict[Saves, int], int]:
+def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     """D3–D8: exact distribution of (cs, ns, K) from `dice` collected defence dice, as face
-    sequences over one denominator.
+    sequences over one denominator, an entry per rolled outcome.
 
     Cover saves are part of the collected dice and LOCKED; the Indomitus save and FailsToNorms
-    saves are LOCKED too, so NormsToCrits only promotes ROLLED normal saves.
+    saves are LOCKED too, so NormsToCrits only promotes ROLLED normal saves. Each step is one
+    array operation over every rolled outcome.
     """
     cover_crits = 0 if saturate else min(d.cover_crit_saves, dice)
     cover = 0 if saturate else min(d.cover_saves, dice - cover_crits)
     success, critical = save_thresholds(d)
-    rolled, den = roll_counts(dice - cover_crits - cover, success, critical, d.reroll, cursed)
-    result: dict[Saves, int] = {}
-    for (cr, nr, f, k), p in rolled.items():
-        locked = cover
-        if d.indomitus and f >= 2:  # D5a: a cursed die counts as a fail here
-            f, locked = f - 2, locked + 1
-        locked += min(d.fails_to_norms, f)  # D6
-        promoted = min(d.norms_to_crits, nr)  # D7
-        key = (cr + cover_crits + promoted, nr - promoted + locked, k)
-        result[key] = result.get(key, 0) + p
-    return result, den
+    rolled = roll_counts(dice - cover_crits - cover, success, critical, d.reroll, cursed)
+    crits, normals, fails = rolled.crits + cover_crits, rolled.normals, rolled.fails
+    locked = cover
+    if d.indomitus:  # D5a: a cursed die counts as a fail here
+        two = fails >= 2
+        fails, locked = fails - 2 * two, locked + two
+    if d.fails_to_norms:  # D6
+        locked = locked + np.minimum(d.fails_to_norms, fails)
+    if d.norms_to_crits:  # D7
+        promoted = np.minimum(d.norms_to_crits, normals)
+        crits, normals = crits + promoted, normals - promoted
+    return rolled.kept(crits, normals + locked)

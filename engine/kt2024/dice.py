@@ -11,22 +11,25 @@ depends on: (dice, success, critical, reroll, cursed).
 
 from __future__ import annotations
 
-from fractions import Fraction
-from functools import cache, lru_cache
-from math import comb
+from functools import lru_cache
+from math import comb, factorial
+from typing import NamedTuple
 
+import numpy as np
+
+from .precision import slot_words, unpack
 from .scenario import Reroll
 
 FACES = 6
 CURSED_FACE = 3
 
-Outcome = tuple[int, int, int, int]
-"""(crits, normals, fails, cursed) after re-rolls; cursed dice are also counted as fails."""
-
 ONES_MODES = frozenset({"REROLL_ONES", "ONES_AND_BALANCED"})
 CEASELESS_MODES = frozenset({"CEASELESS", "CEASELESS_AND_BALANCED"})
 NORMALS_MODES = frozenset({"CRIT_FISH"})
 """Modes that re-roll normal successes as well as fails."""
+PER_DIE_MODES = frozenset({"NONE", "RELENTLESS", "CRIT_FISH", "REROLL_ONES"})
+"""Modes whose choice for a die depends on that die alone (how many it re-rolls is then a
+sum over the dice): the dice stay independent, and the roll is a power of one die's."""
 
 
 def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
@@ -71,38 +74,53 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     raise ValueError(f"unknown re-roll mode {reroll!r}")
 
 
-@cache
-def _at_most(faces: int, dice: int, bound: int) -> int:
-    """Face sequences of `dice` dice over `faces` faces with no face shown more than `bound`."""
-    if faces == 0:
-        return int(dice == 0)
-    return sum(
-        comb(dice, j) * _at_most(faces - 1, dice - j, bound) for j in range(min(bound, dice) + 1)
-    )
+@lru_cache(maxsize=256)
+def at_most(faces: int, dice: int) -> list[list[int]]:
+    """Row n = 0..dice, column b = 0..n: the face sequences of n dice over `faces` faces with
+    no face shown more than b times.
+
+    Why one power per bound: such sequences number n! · [x**n] (Σ_{j≤b} x**j / j!)**faces.
+    Scaled by dice! the inner sum has integer coefficients dice!/j!, so its power (truncated
+    at x**dice) is a few products of one packed integer (Kronecker substitution), whose x**n
+    slot is (dice!)**faces / n! times the count.
+    """
+    scale = factorial(dice)
+    width = faces * (scale.bit_length() + 2) + 1  # a slot holds (e · dice!)**faces
+    keep = (1 << (width * (dice + 1))) - 1
+    rows: list[list[int]] = [[] for _ in range(dice + 1)]
+    packed, term, divisor = 0, scale, scale**faces
+    for bound in range(dice + 1):
+        packed += term << (width * bound)  # the polynomial up to x**bound; term = dice!/bound!
+        term //= bound + 1
+        power = 1
+        for _ in range(faces):
+            power = power * packed & keep
+        for n in range(bound, dice + 1):
+            slot = (power >> (width * n)) & ((1 << width) - 1)
+            rows[n].append(slot * factorial(n) // divisor)
+    return rows
 
 
-def fail_splits(reroll: Reroll, faces: int, fails: int) -> list[tuple[int, int, int]]:
+def fail_splits(reroll: Reroll, faces: int, fails: int, dice: int) -> list[tuple[int, int, int]]:
     """How `fails` eligible failed dice over `faces` fail faces split, as the mode sees them:
-    (ones, most, face sequences), `ones` and `most` left 0 where the mode ignores them."""
+    (ones, most, face sequences), `ones` and `most` left 0 where the mode ignores them;
+    `dice` ≥ `fails` is the pool's size (one Ceaseless table serves all its fails)."""
     if reroll in ONES_MODES and faces:
         return [(o, 0, comb(fails, o) * (faces - 1) ** (fails - o)) for o in range(fails + 1)]
     if reroll in CEASELESS_MODES and fails:
-        ways = [_at_most(faces, fails, m) for m in range(fails + 1)]
+        ways = at_most(faces, dice)[fails]
         return [(0, m, ways[m] - ways[m - 1]) for m in range(1, fails + 1) if ways[m] > ways[m - 1]]
     return [(0, 0, faces**fails)]
 
 
-def _rerolled_by_eligible(reroll: Reroll, faces: int, dice: int) -> list[dict[int, int]]:
-    """For every number f of eligible dice (of `faces` faces): the number re-rolled m ->
-    face sequences of those f dice, each kept die counted 6 times (its unused second roll)."""
-    table = []
-    for f in range(dice + 1):
-        ways: dict[int, int] = {}
-        for ones, most, split in fail_splits(reroll, faces, f):
-            m = rerolled_count(reroll, f, ones, most)
-            ways[m] = ways.get(m, 0) + split * FACES ** (f - m)
-        table.append(ways)
-    return table
+def _rerolled(reroll: Reroll, faces: int, eligible: int, dice: int) -> dict[int, int]:
+    """For `eligible` dice (of `faces` faces) of a pool of `dice`: the number re-rolled m ->
+    face sequences of those dice, each kept die counted 6 times (its unused second roll)."""
+    ways: dict[int, int] = {}
+    for ones, most, split in fail_splits(reroll, faces, eligible, dice):
+        m = rerolled_count(reroll, eligible, ones, most)
+        ways[m] = ways.get(m, 0) + split * FACES ** (eligible - m)
+    return ways
 
 
 Die = tuple[tuple[int, int], ...]
@@ -115,10 +133,90 @@ def _times(packed: int, die: Die) -> int:
     return sum(faces * (packed << shift) for shift, faces in die if faces)
 
 
+class Rolled(NamedTuple):
+    """The outcomes of a roll, as columns: crits, normals, fails (cursed dice included) and
+    cursed dice, and `ways`, the face sequences of each over `den` (int64 while 6**(2·dice)
+    fits, Python ints in an object array beyond). The columns are every count the dice allow
+    (`simplex`), shared and read-only: an outcome the faces cannot make has 0 ways."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+    fails: np.ndarray
+    cursed: np.ndarray
+    ways: np.ndarray
+    den: int
+
+    def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
+        """The same outcomes after a stage that changed their crits and normals."""
+        return Kept(crits, normals, self.cursed, self.ways, self.den)
+
+
+class Kept(NamedTuple):
+    """One side's outcomes after §5 (retained crits and normals) or §6 (crit and normal
+    saves), one entry per rolled outcome: two entries may now agree, and every later step
+    being per entry, summing them would cost more than it saves."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+    cursed: np.ndarray
+    ways: np.ndarray
+    den: int
+
+
+class Simplex(NamedTuple):
+    """Every outcome (c, n, k) of `dice` dice, c + n + k ≤ dice, as columns with its fails
+    and its slot in a packed roll (see `roll_counts`)."""
+
+    slot: np.ndarray
+    crits: np.ndarray
+    normals: np.ndarray
+    fails: np.ndarray
+    cursed: np.ndarray
+
+
+def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
+    """The outcomes a roll of `dice` dice can have: with cursed dice only under Curse of Rot
+    and normal successes only when some uncursed face is one (critical above success)."""
+    k_slots = dice + 1 if cursed else 1
+    c, n, k = (a.ravel() for a in np.indices((dice + 1, dice + 1 if normals else 1, k_slots)))
+    inside = c + n + k <= dice
+    c, n, k = c[inside], n[inside], k[inside]
+    columns = Simplex((c * (dice + 1) + n) * k_slots + k, c, n, dice - c - n, k)
+    for column in columns:
+        column.flags.writeable = False
+    return columns
+
+
+SIMPLEX_DICE = 20
+"""Pools up to this size (the largest the API takes) find their outcomes built at import: an
+index table, the same for every roll of that size, rather than a memo a cold roll would fill."""
+_SIMPLICES = {
+    (dice, cursed, normals): simplex(dice, cursed, normals)
+    for dice in range(SIMPLEX_DICE + 1)
+    for cursed in (False, True)
+    for normals in (False, True)
+}
+
+
+def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
+    """Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m over f eligible dice and m re-rolled,
+    packed (see `roll_counts`): A's powers by shift-and-adds, then Horner's rule in U."""
+    powers = [1]
+    for _ in range(dice):
+        powers.append(_times(powers[-1], kept))
+    by_rerolled = [0] * (dice + 1)
+    for f, ways in enumerate(by_eligible):
+        for m, w in ways.items():
+            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
+    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
+    total = by_rerolled[top]
+    for m in range(top - 1, -1, -1):
+        total = _times(total, rerolled) + by_rerolled[m]
+    return total
+
+
 @lru_cache(maxsize=4096)
-def roll_counts(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
-) -> tuple[dict[Outcome, int], int]:
+def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> Rolled:
     """Exact distribution of (Cr, Nr, Fr, K) for `dice` rolled dice (§4), as face sequences
     over one denominator (6**(2·dice): every die may be rolled twice).
 
@@ -130,46 +228,31 @@ def roll_counts(
     being A = 6·(pc·x + pn·y + pk·z) (6: its unused second roll), and a re-rolled die is
     U = pc·x + pn·y + pf, its faces uncursed. So the roll is, over f eligible dice and m
     re-rolled, Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m: a polynomial in (x, y, z)
-    whose coefficients are the counts. Each polynomial is one integer with a slot of `width`
-    bytes per monomial x**c·y**n·z**k (Kronecker substitution); A's powers and Horner's rule
-    in U are shift-and-adds, and the slots are read once at the end.
+    whose coefficients are the counts. Each polynomial is one integer with a slot of whole
+    64-bit words per monomial x**c·y**n·z**k (Kronecker substitution), and the slots are read
+    at once at the end. When each eligible die's fate is its own (PER_DIE_MODES), ways(f, ·)
+    is the f-th power of one die's and the sum is (A + V)**dice, V = Σ_m ways(1, m) · U**m:
+    one big-integer power.
     """
     critical = max(critical, success)
     pc, pn, pk, pf = face_classes(success, critical, cursed)
     uc, un, _, uf = face_classes(success, critical, cursed=False)
     normals_eligible = reroll in NORMALS_MODES
-    width = (FACES ** (2 * dice)).bit_length() // 8 + 1
+    den = FACES ** (2 * dice)
+    words = slot_words(den)
     k_slots = dice + 1 if pk else 1
-    z, y = 8 * width, 8 * width * k_slots
+    z, y = 64 * words, 64 * words * k_slots
     x = y * (dice + 1)
     kept: Die = ((x, FACES * pc), (y, 0 if normals_eligible else FACES * pn), (z, FACES * pk))
-    powers = [1]
-    for _ in range(dice):
-        powers.append(_times(powers[-1], kept))
-    by_rerolled = [0] * (dice + 1)
+    rerolled: Die = ((x, uc), (y, un), (0, uf))
     eligible = pf + pn if normals_eligible else pf
-    for f, ways in enumerate(_rerolled_by_eligible(reroll, eligible, dice)):
-        for m, w in ways.items():
-            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
-    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
-    total = by_rerolled[top]
-    for m in range(top - 1, -1, -1):
-        total = _times(total, ((x, uc), (y, un), (0, uf))) + by_rerolled[m]
-    raw = total.to_bytes((dice + 1) ** 2 * k_slots * width, "little")
-    result: dict[Outcome, int] = {}
-    for c in range(dice + 1):
-        for n in range(dice + 1 - c):
-            for k in range(min(k_slots, dice + 1 - c - n)):
-                at = ((c * (dice + 1) + n) * k_slots + k) * width
-                ways = int.from_bytes(raw[at : at + width], "little")
-                if ways:
-                    result[(c, n, dice - c - n, k)] = ways
-    return result, FACES ** (2 * dice)
-
-
-def roll(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
-) -> dict[Outcome, Fraction]:
-    """`roll_counts` as probabilities (memoised there)."""
-    counts, denominator = roll_counts(dice, success, critical, reroll, cursed)
-    return {key: Fraction(w, denominator) for key, w in counts.items()}
+    if reroll in PER_DIE_MODES:
+        one = _rerolled(reroll, eligible, 1, 1)  # one eligible die: m -> ways
+        die = _times(1, kept) + one.get(0, 0) + one.get(1, 0) * _times(1, rerolled)
+        total = die**dice
+    else:
+        by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
+        total = _pool_of_dice(dice, kept, rerolled, by_eligible)
+    outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
+    ways = unpack(total, (dice + 1) ** 2 * k_slots, words).take(outcomes.slot)
+    return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)

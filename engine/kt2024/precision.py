@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from itertools import repeat
 from math import comb, gcd, lcm, prod
 from operator import mul
 from typing import NamedTuple
@@ -52,14 +53,18 @@ def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
     return np.zeros(size)
 
 
-def counted(ways: Sequence[int], den: int, exact: bool) -> Weights:
+def counted(ways: Sequence[int] | np.ndarray, den: int, exact: bool) -> Weights:
     """Counts of equally likely face sequences over `den`, reduced by their common factor (or
-    as floats: `int / int` rounds correctly, exactly as `float(Fraction)` does)."""
+    as floats, one division over the whole array: an int64 count or a Python int below 2**53
+    converts exactly, beyond within one rounding)."""
+    ways = np.asarray(ways)
     if not exact:
-        return Weights(np.array([w / den for w in ways], dtype=float), 1)
-    common = gcd(den, *ways)
-    num = np.empty(len(ways), dtype=object)
-    num[:] = [w // common for w in ways]
+        floats = ways / float(den) if ways.dtype != object else (ways / den).astype(float)
+        return Weights(floats, 1)
+    values = ways.tolist()
+    common = gcd(den, *values)
+    num = np.empty(len(values), dtype=object)
+    num[:] = [w // common for w in values] if common > 1 else values
     return Weights(num, den // common)
 
 
@@ -122,12 +127,35 @@ def convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     product = _pack(x, size) * _pack(y, size)
     raw = product.to_bytes(size * (len(x) + len(y) - 1), "little")
     out = np.empty(len(x) + len(y) - 1, dtype=object)
-    out[:] = [int.from_bytes(raw[i : i + size], "little") for i in range(0, len(raw), size)]
+    slots = (raw[i : i + size] for i in range(0, len(raw), size))
+    out[:] = list(map(int.from_bytes, slots, repeat("little")))
     return out
 
 
 def _pack(values: np.ndarray, size: int) -> int:
-    return int.from_bytes(b"".join(int(v).to_bytes(size, "little") for v in values), "little")
+    """Python ints as one integer, `size` bytes a slot (`map` over the C methods, no frame
+    a value)."""
+    ints = values.tolist()
+    return int.from_bytes(
+        b"".join(map(int.to_bytes, ints, repeat(size), repeat("little"))), "little"
+    )
+
+
+def slot_words(bound: int) -> int:
+    """The 64-bit words of a slot that holds any integer from 0 to `bound`, with a sign bit to
+    spare: a one-word slot reads as an int64."""
+    return bound.bit_length() // 64 + 1
+
+
+def unpack(packed: int, slots: int, words: int) -> np.ndarray:
+    """The `slots` values of an integer packing non-negative integers in slots of `words`
+    64-bit words each, lowest first: int64 for one-word slots, Python ints (an object array)
+    beyond, read in one pass rather than one `int.from_bytes` each."""
+    raw = packed.to_bytes(slots * words * 8, "little")
+    if words == 1:
+        return np.frombuffer(raw, dtype="<i8")
+    parts = np.frombuffer(raw, dtype="<u8").reshape(slots, words).astype(object)
+    return sum(parts[:, w] << (64 * w) for w in range(words))
 
 
 # ---- the fight's chances: a / 6**d, as floats, and modulo primes ------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import mul
 
 import numpy as np
 
@@ -78,14 +79,16 @@ def round_totals(s: Shoot) -> list[Weights]:
 
 
 def shoot(s: Shoot) -> ShootResult:
-    """The exact (or float) answer to one shooting scenario (§8.4)."""
+    """The exact (or float) answer to one shooting scenario (§8.4).
+
+    The totals are read once into Python numbers (`tolist`): float numerators are over 1, so
+    they are the probabilities themselves, and exact ones become Fractions only here."""
     exact, wounds = s.options.exact, s.defender.wounds
     totals = round_totals(s)
-    final = totals[-1]
-    support = np.flatnonzero(final.num)
-    dist = dict(
-        zip(support.tolist(), pr.values(Weights(final.num[support], final.den), exact), strict=True)
-    )
-    expected = pr.value(np.dot(support, final.num[support]), final.den, exact)
-    by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]
+    num, den = totals[-1].num, totals[-1].den
+    at = num.nonzero()[0]
+    support, final = at.tolist(), num[at].tolist()
+    dist = dict(zip(support, [Fraction(p, den) for p in final] if exact else final, strict=True))
+    expected = pr.value(sum(map(mul, support, final)), den, exact)
+    by_round = [pr.value(sum(w.num[wounds:].tolist()), w.den, exact) for w in totals]
     return ShootResult(dist, expected, by_round[-1], by_round)

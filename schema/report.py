@@ -52,10 +52,7 @@ def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, An
     distributions by Python ints (`.tolist()`), which every JSON encoder takes. Integer
     values alone (most distributions) sort as they are, without the key of `_order`.
     """
-    if set(map(type, dist)) <= {int}:
-        ordered = sorted(dist)
-    else:
-        ordered = sorted(dist, key=_order)
+    ordered = sorted(dist) if set(map(type, dist)) <= {int} else sorted(dist, key=_order)
     if exact:
         return [
             {"value": value, "probability": float(p), "exact": ratio(p)}

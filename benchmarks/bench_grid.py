@@ -1,12 +1,14 @@
 """Grid benchmark in one process: the 10,000-cell grid of `bench_service.py` (100 fresh
 attackers × 50 fresh defenders × 2 situations), through the service's own code path without
 HTTP or Redis: validate and key every cell (`grid.prepare_cells`), evaluate each distinct key
-(`compute.evaluate_chunk`, what a cache miss runs), then each cell's summary (`grid.cell`).
+(`compute.evaluate_chunk`, what a cache miss runs), then the answer's cells (`grid.rows`).
 
-- cold: every engine memo, the prepared-body memo and the summaries cleared first;
+- cold: every memo a grid fills cleared first (the engine's, the prepared parts, the cells,
+  the canonical members' JSON, the summaries);
 - warm: the answers are known (a dict by canonical key stands in for the cache tiers): what
   is left is validation, keys and summaries, as in a warm `POST /v1/grid`.
-Run: `python benchmarks/bench_grid.py [--repeats 3]` (`--root` as in `bench_fresh.py`).
+Run: `python benchmarks/bench_grid.py [--repeats 3]`; to compare checkouts, run each one's
+copy alternately (`PYTHONPATH=<checkout> python <checkout>/benchmarks/bench_grid.py`).
 """
 
 from __future__ import annotations
@@ -18,27 +20,34 @@ import time
 from bench_service import grid_request
 from bench_shoot import clear
 
+from engine.kt2024 import canonical
 from service import compute
 from service import grid as grids
 from service.cache import LRU
+from service.compute import Result
 
 
-def run(answers: dict[str, object] | None) -> float:
+def run(answers: dict[str, object]) -> float:
+    """Seconds for one grid; `answers` (by canonical key) stands in for the cache tiers."""
     started = time.perf_counter()
     spec = grids.parse(grid_request(), max_cells=10_000)
     jobs = grids.prepare_cells(spec)
     thresholds = tuple(spec.thresholds(jobs))
-    known = answers if answers is not None else {}
-    missing = {job.key: job for job in jobs if job.key not in known}
-    known.update(zip(missing, compute.evaluate_chunk(list(missing.values())), strict=True))
-    cells = [
-        grids.cell(index, job.key, known[job.key], thresholds)
-        for index, job in zip(grids.indices(spec), jobs, strict=True)
-    ]
+    missing = {job.key: job for job in jobs if job.key not in answers}
+    answers.update(zip(missing, compute.evaluate_chunk(list(missing.values())), strict=True))
+    results = [Result(job.key, answers[job.key], None, job.ignored) for job in jobs]
+    cells = grids.rows(spec, results, thresholds)
     assert len(cells) == spec.cells()
-    if answers is not None:
-        answers.update(known)
     return time.perf_counter() - started
+
+
+def clear_memos() -> None:
+    """Every memo a grid fills: the engine's, the prepared bodies, cells and summaries."""
+    clear()
+    compute._memo_prepare_body.cache_clear()
+    canonical._member_json.cache_clear()
+    grids._CELLS = LRU(16_384)
+    grids._SUMMARIES = LRU(16_384)
 
 
 def main() -> None:
@@ -47,9 +56,7 @@ def main() -> None:
     args = parser.parse_args()
     cold, warm = [], []
     for _ in range(args.repeats):
-        clear()
-        compute._memo_prepare_body.cache_clear()
-        grids._SUMMARIES = LRU(16_384)
+        clear_memos()
         answers: dict[str, object] = {}
         cold.append(run(answers))
         warm.append(run(answers))

@@ -2,11 +2,12 @@
 
 QUERY_CLASSES names them as "module:attribute" and they are imported when the schema is
 built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
-Document-level protections are strawberry extensions: parsed and validated documents are
-cached (256 documents of up to 4 KB), depth, aliases and tokens are bounded before any
-resolver runs, and list arguments are counted before they are coerced (the last and the
-caches: `schema.graphql_limits`). With `introspection=False` (production) a document
-selecting `__schema` or `__type` fails validation (graphql-core's
+Lists of answers are completed as projections of their JSON dicts
+(`schema.graphql_execution`). Document-level protections are strawberry extensions: parsed
+and validated documents are cached (256 documents of up to 4 KB), depth, aliases and tokens
+are bounded before any resolver runs, and list arguments are counted before they are
+coerced (the last and the caches: `schema.graphql_limits`). With `introspection=False`
+(production) a document selecting `__schema` or `__type` fails validation (graphql-core's
 NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
 
 The published schema, `schema.graphql` at the repository root, is `sdl()`: the SDL of the
@@ -31,6 +32,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from schema.graphql_execution import Projecting
 from schema.graphql_limits import (
     AliasCount,
     BulkLimits,
@@ -94,7 +96,12 @@ def build_schema(
     ]
     if not introspection:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
-    return Schema(query=query_type(), extensions=extensions, config=CONFIG)
+    return Schema(
+        query=query_type(),
+        extensions=extensions,
+        config=CONFIG,
+        execution_context_class=Projecting,
+    )
 
 
 def published() -> strawberry.Schema:

@@ -110,6 +110,8 @@ def _is_type_of(name: str) -> Any:
         returns, one that does (`tagged`, in a union) is that type only."""
         return isinstance(obj, dict) and obj.get(TYPENAME, name) == name
 
+    # what `schema.graphql_execution` checks of a plain dict in place of calling this
+    is_type_of.typename_only = True  # type: ignore[attr-defined]
     return classmethod(is_type_of)
 
 

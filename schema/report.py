@@ -49,15 +49,16 @@ def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, An
     """`[{"value", "probability", "exact"?}]` ascending, zero-probability entries left out.
 
     Values are written as the engines give them: array-backed engines key their
-    distributions by Python ints (`.tolist()`), which every JSON encoder takes.
+    distributions by Python ints (`.tolist()`), which every JSON encoder takes. Integer
+    values alone (most distributions) sort as they are, without the key of `_order`.
     """
-    entries = []
-    for value in sorted(dist, key=_order):
-        p = dist[value]
-        if p == 0:
-            continue
-        entry: dict[str, Any] = {"value": value, "probability": float(p)}
-        if exact:
-            entry["exact"] = ratio(p)
-        entries.append(entry)
-    return entries
+    ordered = sorted(dist) if set(map(type, dist)) <= {int} else sorted(dist, key=_order)
+    if exact:
+        return [
+            {"value": value, "probability": float(p), "exact": ratio(p)}
+            for value in ordered
+            if (p := dist[value]) != 0
+        ]
+    return [
+        {"value": value, "probability": float(p)} for value in ordered if (p := dist[value]) != 0
+    ]

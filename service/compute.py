@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from engine import collector
 from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
@@ -130,17 +131,22 @@ def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job 
 
 
 def evaluate_chunk(jobs: Sequence[Job]) -> list[Output | InputError]:
-    """Evaluate in a pool thread, timing each scenario for the compute metric."""
+    """Evaluate in a pool thread, timing each scenario for the compute metric. The cyclic
+    collector waits meanwhile: the engines' memo tables grow by many small acyclic objects,
+    and each full pass over them would cost more than a scenario (`engine.collector`)."""
     outputs: list[Output | InputError] = []
-    for job in jobs:
-        started = time.perf_counter()
-        try:
-            outputs.append(job.mode.evaluate(job.scenario))
-        except InputError as exc:  # a cross-field rule only the engine checks
-            outputs.append(exc)
-        metrics.COMPUTE.labels(job.mode.ruleset, job.mode.name).observe(
-            time.perf_counter() - started
-        )
+    mode: Mode | None = None  # the mode of the jobs before, and its histogram: a chunk has one
+    timer: Any = None
+    with collector.paused():
+        for job in jobs:
+            started = time.perf_counter()
+            try:
+                outputs.append(job.mode.evaluate(job.scenario))
+            except InputError as exc:  # a cross-field rule only the engine checks
+                outputs.append(exc)
+            if job.mode is not mode:
+                mode, timer = job.mode, metrics.COMPUTE.labels(job.mode.ruleset, job.mode.name)
+            timer.observe(time.perf_counter() - started)
     return outputs
 
 
@@ -206,8 +212,11 @@ class Computer:
     async def _compute(self, jobs: list[Job]) -> None:
         """Compute chunk by chunk, settling futures and filling the cache as chunks finish.
 
-        At most `pool_size` chunks of one computation wait in the pool at a time, so a big
-        grid does not queue all its work ahead of a single request that arrives after it.
+        One chunk of a computation is in the pool at a time (the next is submitted as soon as
+        one is done, before it is settled), so a big grid neither queues its work ahead of a
+        request that arrives after it nor takes a second engine thread: the engines run
+        under the GIL, and a cold 10,000-cell grid computed by two threads at once took a
+        quarter longer than by one (benchmarks/bench_grid_http.py).
         """
         loop = asyncio.get_running_loop()
         chunks = iter([jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)])
@@ -218,8 +227,7 @@ class Computer:
             if chunk is not None:
                 pending[loop.run_in_executor(self.pool, evaluate_chunk, chunk)] = chunk
 
-        for _ in range(self.pool_size):
-            submit()
+        submit()
         try:
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)

@@ -19,20 +19,25 @@ import io
 import threading
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate, product
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt, ValidationError
 
+from engine import collector
 from engine.errors import InputError
+from engine.kt2024 import Shoot
+from engine.kt2024.canonical import fields_key, member_fields
+from schema import references
 from schema.answers.grid import GridSummary
 from schema.errors import every, from_validation_error, gathered
 from schema.fields import StrictModel
 from schema.limits import grid_too_large
 from schema.report import ratio
 from service.cache import LRU
-from service.compute import Job, encode, prepare_raw
+from service.compute import Job, Result, encode, prepare_raw
 
 MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
 Profile = dict[str, Any]
@@ -134,7 +139,78 @@ def _where(error: InputError, index: Index, grid: GridRequest) -> InputError:
 def prepare_cells(grid: GridRequest) -> list[Job]:
     """Validate and key every cell. Any bad cell fails the grid, naming every bad member of
     the request: errors are re-pointed at the profile or situation they came from, so a bad
-    attacker profile met in every cell is reported once."""
+    attacker profile met in every cell is reported once.
+
+    A cell is its attacker, its defender and its options, each validated on its own (the
+    shoot request has no rule across them), so each attacker and each defender is validated
+    once per situation, not once per cell: a part is prepared as an envelope of that part
+    and the options (`prepare_raw`, memoised on its bytes), and the cells are assembled from
+    the parts, keyed from the parts' fields (`fields_key`) and memoised on the parts' bytes.
+    Should any part be refused, the grid is validated cell by cell, which names every bad
+    member exactly as a cell's own request would."""
+    with collector.paused():  # thousands of acyclic jobs: nothing for the collector to find
+        parts = _parts(grid)
+        if parts is None:
+            return _cell_by_cell(grid)
+        attackers, defenders = parts
+        return [_assemble(attackers[s][a], defenders[s][d]) for a, d, s in indices(grid)]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """An attacker (or defender) under one situation's overrides and options, prepared."""
+
+    raw: bytes  # the part's envelope: with the options, what decides the part
+    job: Job
+    fields: dict[str, Any]  # the scenario member's fields, as the canonical rules take them
+
+
+def _parts(grid: GridRequest) -> tuple[list[list[_Part]], list[list[_Part]]] | None:
+    """Every situation's attackers and defenders prepared, or None if any is refused."""
+    attackers, defenders = [], []
+    try:
+        for situation in grid.situations:
+            options = {**grid.options, **situation.options}
+            attackers.append([_part("attacker", {**profile, **situation.attacker}, options)
+                              for profile in grid.attackers])  # fmt: skip
+            defenders.append([_part("defender", {**profile, **situation.defender}, options)
+                              for profile in grid.defenders])  # fmt: skip
+    except InputError:
+        return None
+    return attackers, defenders
+
+
+def _part(role: str, profile: Profile, options: Profile) -> _Part:
+    raw = encode({"ruleset": "kt2024", "mode": "shoot", role: profile, "options": options})
+    job = prepare_raw(raw)
+    return _Part(raw, job, member_fields(getattr(job.scenario, role)))
+
+
+_CELLS = LRU(16_384)
+_CELLS_LOCK = threading.Lock()  # grids are prepared in pool threads
+
+
+def _assemble(attacker: _Part, defender: _Part) -> Job:
+    """One cell's job from its parts: the attacker's scenario member and options, the
+    defender's member, the rules either ignored (attacker's first, as one request lists
+    them), keyed as one request would be; memoised on the parts' bytes."""
+    memo = (attacker.raw, defender.raw)
+    with _CELLS_LOCK:
+        found = _CELLS.get(memo)
+    if found is not None:
+        return found
+    a, d = attacker.job, defender.job
+    scenario = Shoot(a.scenario.attacker, d.scenario.defender, a.scenario.options)
+    key = fields_key(attacker.fields, defender.fields, scenario.options)
+    ignored = None if a.ignored is None else tuple(dict.fromkeys((*a.ignored, *(d.ignored or ()))))
+    job = Job(a.mode, scenario, key, ignored)
+    with _CELLS_LOCK:
+        _CELLS.put(memo, job)
+    return job
+
+
+def _cell_by_cell(grid: GridRequest) -> list[Job]:
+    """Every cell prepared as its own request, its errors re-pointed (`_where`)."""
     jobs, errors = [], []
     for index, envelope in envelopes(grid):
         try:
@@ -144,6 +220,21 @@ def prepare_cells(grid: GridRequest) -> list[Job]:
     if errors:
         raise gathered(errors)
     return jobs
+
+
+def rows(
+    grid: GridRequest, answers: Sequence[Result | InputError], thresholds: tuple[int, ...]
+) -> list[dict[str, Any]]:
+    """The answer's cells, in order, from the cells' answers (a cell the engine refused
+    fails the grid with its error)."""
+    out = []
+    with collector.paused():
+        for index, answer in zip(indices(grid), answers, strict=True):
+            if isinstance(answer, InputError):
+                raise answer
+            row = cell(index, answer.key, answer.output, thresholds)
+            out.append(references.with_ignored(row, answer.ignored))
+    return out
 
 
 def cell(
@@ -171,8 +262,9 @@ def summary(key: str, output: dict[str, Any], thresholds: tuple[int, ...]) -> di
 
 
 def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str, Any]:
-    """A cell's summary, through its answer model (`GridSummary`); exact members appear when
-    the cell's options asked for exact output."""
+    """A cell's summary, built by its answer model (`GridSummary.build`, which does not
+    validate: tests/test_answer_models.py holds the summaries to the model); exact members
+    appear when the cell's options asked for exact output."""
     exact = "expectedDamageExact" in output
     members: dict[str, Any] = {
         "expected_damage": output["expectedDamage"],
@@ -182,24 +274,27 @@ def _summarise(output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str,
         members["expected_damage_exact"] = output["expectedDamageExact"]
         members["kill_probability_exact"] = output["killProbabilityExact"]
     distribution = output["damageDistribution"]
-    values = [e["value"] for e in distribution]
-    tails = list(accumulate(reversed([e["probability"] for e in distribution])))[::-1]
-    exact_tails = None
+    values = [e["value"] for e in distribution]  # ascending: bisect finds the first ≥ k
     if exact:
-        exact_tails = list(accumulate(reversed([Fraction(e["exact"]) for e in distribution])))
+        # P(damage ≥ k) as the exact sum of the tail, rounded once; past the end, 0
+        exact_tails = [*accumulate(reversed([Fraction(e["exact"]) for e in distribution]))]
         exact_tails.reverse()
-    at_least = []
-    for k in thresholds:
-        i = bisect_left(values, k)
-        entry: dict[str, Any] = {"k": k}
-        if exact_tails is not None:
-            p = exact_tails[i] if i < len(values) else Fraction(0)
-            entry["probability"] = float(p)
-            entry["exact"] = ratio(p)
-        else:
-            entry["probability"] = min(1.0, tails[i]) if i < len(values) else 0.0
-        at_least.append(entry)
-    return GridSummary(**members, damage_at_least=at_least).as_json()
+        exact_tails.append(Fraction(0))
+        at_least = []
+        for k in thresholds:
+            p = exact_tails[bisect_left(values, k)]
+            at_least.append({"k": k, "probability": float(p), "exact": ratio(p)})
+    else:
+        # the float tail summed from the top, at most 1 (the sum may round past it); past
+        # the end, 0
+        tails = [*accumulate(reversed([e["probability"] for e in distribution]))]
+        tails.reverse()
+        tails.append(0.0)
+        at_least = [
+            {"k": k, "probability": p if (p := tails[bisect_left(values, k)]) < 1.0 else 1.0}
+            for k in thresholds
+        ]
+    return GridSummary.build(**members, damage_at_least=at_least)
 
 
 def to_csv(rows: list[dict[str, Any]], thresholds: list[int]) -> str:

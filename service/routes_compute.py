@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from engine import REVISION
 from engine.errors import InputError
-from schema import references, registry
+from schema import registry
 from schema.errors import error_body
 from service import auth, costs, validators
 from service import grid as grids
@@ -113,17 +113,7 @@ async def run_grid(
             if early is not None:
                 return early
         answers = await service.results(jobs)
-
-        def rows() -> list[dict[str, Any]]:
-            out = []
-            for index, answer in zip(grids.indices(grid), answers, strict=True):
-                if isinstance(answer, InputError):
-                    raise answer
-                row = grids.cell(index, answer.key, answer.output, thresholds)
-                out.append(references.with_ignored(row, answer.ignored))
-            return out
-
-        cells = await service.in_pool(rows)
+        cells = await service.in_pool(grids.rows, grid, answers, thresholds)
         tiers = [a.tier for a in answers if isinstance(a, Result)]
         cached = sum(1 for tier in tiers if tier is not None)
         return {"atLeast": list(thresholds), "cells": cells, "cachedCells": cached, "tiers": tiers}

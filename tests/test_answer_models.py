@@ -4,8 +4,8 @@ here every answer they build is held to its answer model instead.
 An answer is right when the model, validating it strictly and dumping it again, gives back
 the very same dict with its members in the same order: no member the model lacks, none
 missing, every type the declared one, an absent exact sibling absent (not null). Checked on
-every worked example of every ruleset, exact and float, and on hypothesis' kt2024 shoots and
-fights.
+every worked example of every ruleset, exact and float, and on hypothesis' kt2024 shoots, their
+grid summaries and fights.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from test_kt2024_shoot_properties import scenarios
 
 from schema import registry
 from schema.answers.base import Result
+from schema.answers.grid import GridSummary
 from schema.kt2024 import shoot as shoot_schema
+from service import grid as grids
 
 RULESETS = ("kt2024", "kt2018", "kt2013", "threshold")
 EXAMPLES = [(ruleset, e) for ruleset in RULESETS for e in load_examples(ruleset)]
@@ -71,6 +73,20 @@ def test_random_shoots_are_their_models_answer(scenario: Any, exact: bool) -> No
     handler = registry.modes("kt2024")["shoot"]
     scenario = replace(scenario, options=replace(scenario.options, exact=exact))
     same_shape(handler.results, shoot_schema.evaluate(scenario))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    scenario=scenarios(),
+    exact=st.booleans(),
+    thresholds=st.lists(st.integers(1, 60), max_size=8, unique=True).map(sorted),
+)
+def test_random_grid_summaries_are_their_models_answer(
+    scenario: Any, exact: bool, thresholds: list[int]
+) -> None:
+    scenario = replace(scenario, options=replace(scenario.options, exact=exact))
+    output = shoot_schema.evaluate(scenario)
+    same_shape((GridSummary,), grids._summarise(output, tuple(thresholds)))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, shoot
-from engine.kt2024.canonical import ENGINE_VERSION, canonical_shoot, shoot_key
+from engine.kt2024.canonical import ENGINE_VERSION, as_json, canonical_shoot, shoot_key
 from schema import registry
 
 REROLLS = ["NONE", "BALANCED", "CEASELESS", "CRIT_FISH", "ONES_AND_BALANCED"]
@@ -109,6 +109,16 @@ def test_key_format() -> None:
     assert k[len(prefix) :] == json.dumps(body, sort_keys=True, separators=(",", ":"))
     assert body["attacker"]["attacks"] == 5 and body["defender"]["feelNoPain"] is None
     assert body["options"] == {"exact": False, "rounds": 1}
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios(), st.booleans())
+def test_the_key_is_the_canonical_scenario_as_sorted_json(s: Shoot, exact: bool) -> None:
+    """`shoot_key` spells the key member by member from memoised JSON: it must be the whole
+    canonical scenario's JSON, sorted at every level, as §11 defines it."""
+    s = replace(s, options=replace(s.options, exact=exact))
+    body = json.dumps(as_json(canonical_shoot(s)), sort_keys=True, separators=(",", ":"))
+    assert shoot_key(s) == f"{ENGINE_VERSION}:shoot:{body}"
 
 
 def test_exact_and_float_answers_are_cached_apart() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from .scenario import AttackDice, Attacker, Defender, Shoot, camel
@@ -28,12 +28,13 @@ def _names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
-def _fields(obj: Any) -> Fields:
+def member_fields(obj: Any) -> Fields:
+    """A scenario member's fields as the plain dict the rules rewrite (a copy is rewritten)."""
     return {name: getattr(obj, name) for name in _names(type(obj))}
 
 
-ATTACKER_DEFAULTS = _fields(Attacker())
-DEFENDER_DEFAULTS = _fields(Defender())
+ATTACKER_DEFAULTS = member_fields(Attacker())
+DEFENDER_DEFAULTS = member_fields(Defender())
 
 
 def cs2(a: Fields) -> None:
@@ -51,7 +52,7 @@ def cs2(a: Fields) -> None:
 
 def canonical_attack_dice(d: D) -> D:
     """CS2 on any attack-dice dataclass (a shooting attacker or a fighter)."""
-    values = _fields(d)
+    values = member_fields(d)
     cs2(values)
     return replace(d, **values)
 
@@ -134,8 +135,14 @@ def cs7(a: Fields, d: Fields) -> None:
 
 
 def _canonical_fields(s: Shoot) -> tuple[Fields, Fields]:
-    """CS1–CS7 in order, repeated until nothing changes."""
-    a, d = _fields(s.attacker), _fields(s.defender)
+    """CS1–CS7 on a scenario's attacker and defender."""
+    return canonical_pair(member_fields(s.attacker), member_fields(s.defender))
+
+
+def canonical_pair(attacker: Fields, defender: Fields) -> tuple[Fields, Fields]:
+    """CS1–CS7 in order, repeated until nothing changes, on copies of the members' fields
+    (`member_fields`): a grid takes each profile's fields once and pairs them cell by cell."""
+    a, d = dict(attacker), dict(defender)
     while True:
         before = (dict(a), dict(d))
         cs1(a, d)
@@ -168,15 +175,36 @@ def key(mode: str, scenario: Any) -> str:
 
 
 def _key(mode: str, body: Any) -> str:
-    return f"{ENGINE_VERSION}:{mode}:{json.dumps(body, sort_keys=True, separators=(',', ':'))}"
+    return f"{ENGINE_VERSION}:{mode}:{_json(body)}"
 
 
-def _camel(values: Fields) -> Fields:
-    return {camel(name): value for name, value in values.items()}
+def _json(body: Any) -> str:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
 
 
 def shoot_key(s: Shoot) -> str:
-    a, d = _canonical_fields(s)
-    return _key(
-        "shoot", {"attacker": _camel(a), "defender": _camel(d), "options": as_json(s.options)}
+    return fields_key(member_fields(s.attacker), member_fields(s.defender), s.options)
+
+
+def fields_key(attacker: Fields, defender: Fields, options: Any) -> str:
+    """`shoot_key` of a scenario given as its members' fields (`member_fields`) and options.
+
+    The key is `_key("shoot", {"attacker": …, "defender": …, "options": …})`: those three
+    names are already in sorted order, so it is spelled from each member's own canonical
+    JSON, memoised on the member's values. A grid's thousands of cells share few canonical
+    members (one profile meets many targets). The memo takes the values to be of their
+    declared types, as validation makes them: `True == 1`, a bool where an int is declared
+    would share the int's JSON."""
+    a, d = canonical_pair(attacker, defender)
+    return (
+        f'{ENGINE_VERSION}:shoot:{{"attacker":{_member_json(Attacker, tuple(a.values()))},'
+        f'"defender":{_member_json(Defender, tuple(d.values()))},'
+        f'"options":{_member_json(type(options), tuple(member_fields(options).values()))}}}'
     )
+
+
+@lru_cache(maxsize=4096)
+def _member_json(kind: type, values: tuple[Any, ...]) -> str:
+    """One flat member (attacker, defender, options) as canonical JSON, from its values in
+    the order of its dataclass's fields."""
+    return _json({camel(name): value for name, value in zip(_names(kind), values, strict=True)})

@@ -12,5 +12,6 @@ shared cache keys with it, so that no replica serves what an older revision comp
 2 (2026-11-30): OPTIMAL's exact comparisons in kt2024 fights with Feel No Pain or Relics.
 3 (2026-12-01): kt2024 shooting's float answers summed in another order (issue 17's new
 shapes): the last bits of some floats differ (at most 8.6e-14 absolute over 2,000 random
-scenarios); exact answers are the same Fractions.
+scenarios), and of some float fights' (F4 in one home renumbers moments: at most 3.6e-15);
+exact answers are the same Fractions.
 """

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import cached_property, lru_cache
 from math import prod
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -270,10 +270,15 @@ def parry(fx: Fighter, xs: Side, ys: Side, crit: bool) -> tuple[Side, Side]:
     return xs, ys
 
 
-def to_act(active: np.ndarray, sides: list[Side]) -> np.ndarray:
-    """F4: who acts at each moment: `active`, unless it holds no unresolved success."""
-    has = np.where(active == 0, sides[0].successes, sides[1].successes) > 0
-    return np.where(has, active, 1 - active)
+def to_act(active: Any, has_a: Any, has_b: Any) -> Any:
+    """F4: who acts at a moment: `active`, unless it holds no unresolved success (`has_a`,
+    `has_b`: whether A, B hold one). Arrays of moments or a single one alike."""
+    return np.where(np.where(active == 0, has_a, has_b), active, 1 - active)
+
+
+def acting(active: np.ndarray, sides: list[Side]) -> np.ndarray:
+    """`to_act` at arrays of moments."""
+    return to_act(active, sides[0].successes > 0, sides[1].successes > 0)
 
 
 def pick(where: np.ndarray, a: Side, b: Side) -> Side:
@@ -411,12 +416,9 @@ class Table:
         ]
 
     def turned(self, n: int, active: int) -> int:
-        """The number of moment n's hands and flags with `active` to act (a fighter without
-        unresolved successes passes at once to one with some): F3 looks at one pair from
-        either side."""
-        has = self.has[n]
-        if not has[active] and has[1 - active]:
-            active = 1 - active
+        """The number of moment n's hands and flags with `active` to act, as F4 has it
+        (`to_act`): F3 looks at one pair from either side."""
+        active = int(to_act(active, *self.has[n]))
         mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
         return self._index[active * mover + int(self.keys[n]) % mover]
 
@@ -432,7 +434,7 @@ class Table:
         """Moment keys of arrays of moments (a fighter without unresolved successes passes at
         once); where a count went below 0 (an action that is not useful there) the key is
         meaningless, though within the key space (`take` clips)."""
-        digits = {"active": to_act(active, sides)}
+        digits = {"active": acting(active, sides)}
         for x in (0, 1):
             width = self._lookup[x].shape[1]
             index = sides[x].crits * width + sides[x].normals
@@ -446,7 +448,7 @@ class Table:
         happen), the damage and the odds a / 6**d; and whose action it is and what §9.5 asks
         about it."""
         fighters, size = self.fighters, len(active)
-        mover = to_act(active, sides)
+        mover = acting(active, sides)
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))

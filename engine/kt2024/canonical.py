@@ -171,11 +171,12 @@ def as_json(value: Any) -> Any:
 
 def key(mode: str, scenario: Any) -> str:
     """`<engine version>:<mode>:` + canonical JSON (sorted keys, no whitespace)."""
-    return _key(mode, as_json(scenario))
+    return _key(mode, _json(as_json(scenario)))
 
 
-def _key(mode: str, body: Any) -> str:
-    return f"{ENGINE_VERSION}:{mode}:{_json(body)}"
+def _key(mode: str, body: str) -> str:
+    """The key of a scenario whose canonical JSON is `body`."""
+    return f"{ENGINE_VERSION}:{mode}:{body}"
 
 
 def _json(body: Any) -> str:
@@ -189,17 +190,18 @@ def shoot_key(s: Shoot) -> str:
 def fields_key(attacker: Fields, defender: Fields, options: Any) -> str:
     """`shoot_key` of a scenario given as its members' fields (`member_fields`) and options.
 
-    The key is `_key("shoot", {"attacker": …, "defender": …, "options": …})`: those three
-    names are already in sorted order, so it is spelled from each member's own canonical
-    JSON, memoised on the member's values. A grid's thousands of cells share few canonical
-    members (one profile meets many targets). The memo takes the values to be of their
-    declared types, as validation makes them: `True == 1`, a bool where an int is declared
-    would share the int's JSON."""
+    The key is `key`'s for the scenario: its body `{"attacker": …, "defender": …,
+    "options": …}` names its members in sorted order already, so it is spelled from each
+    member's own canonical JSON, memoised on the member's values. A grid's thousands of
+    cells share few canonical members (one profile meets many targets). The memo takes the
+    values to be of their declared types, as validation makes them: `True == 1`, a bool
+    where an int is declared would share the int's JSON."""
     a, d = canonical_pair(attacker, defender)
-    return (
-        f'{ENGINE_VERSION}:shoot:{{"attacker":{_member_json(Attacker, tuple(a.values()))},'
+    return _key(
+        "shoot",
+        f'{{"attacker":{_member_json(Attacker, tuple(a.values()))},'
         f'"defender":{_member_json(Defender, tuple(d.values()))},'
-        f'"options":{_member_json(type(options), tuple(member_fields(options).values()))}}}'
+        f'"options":{_member_json(type(options), tuple(member_fields(options).values()))}}}',
     )
 
 

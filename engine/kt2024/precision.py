@@ -99,13 +99,6 @@ def binomials(p: Fraction, top: int, exact: bool) -> Weights:
     return Weights(table, den if exact else 1)
 
 
-def values(w: Weights, exact: bool) -> list[Fraction] | list[float]:
-    """The probabilities themselves: Fractions in exact mode, floats otherwise."""
-    if exact:
-        return [Fraction(int(x), w.den) for x in w.num]
-    return (w.num / w.den).tolist()
-
-
 def value(num: object, den: int, exact: bool) -> Fraction | float:
     """One numerator as a probability (or expectation)."""
     return Fraction(int(num), den) if exact else float(num) / den

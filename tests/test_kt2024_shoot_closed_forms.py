@@ -95,7 +95,7 @@ def test_just_a_scratch_then_allocation_equal_the_oracle(
 ) -> None:
     cd, nd, durable = profile
     c, n, cs, ns = (np.array([v]) for v in hit + save)
-    got = resolve_saves((c, n), (cs, ns), profile, jas)
+    got = [grid.ravel() for grid in resolve_saves((c, n), (cs, ns), profile, jas)]
     c_star, n_star = just_a_scratch(jas, *hit, *save, cd, nd, durable)
     _, c_left, n_left = best_allocation(c_star, n_star, *save, cd, nd, durable)
     assert (int(got[0][0]), int(got[1][0])) == (c_left, n_left)

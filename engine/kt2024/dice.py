@@ -165,13 +165,19 @@ class Kept(NamedTuple):
 
 class Simplex(NamedTuple):
     """Every outcome (c, n, k) of `dice` dice, c + n + k ≤ dice, as columns with its fails
-    and its slot in a packed roll (see `roll_counts`)."""
+    and its slot in a packed roll, and that packing (see `roll_counts`): the denominator
+    6**(2·dice), the slots and their 64-bit words, and the bit shifts of one crit, one normal
+    and one cursed die."""
 
     slot: np.ndarray
     crits: np.ndarray
     normals: np.ndarray
     fails: np.ndarray
     cursed: np.ndarray
+    den: int
+    slots: int
+    words: int
+    shifts: tuple[int, int, int]
 
 
 def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
@@ -181,10 +187,14 @@ def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
     c, n, k = (a.ravel() for a in np.indices((dice + 1, dice + 1 if normals else 1, k_slots)))
     inside = c + n + k <= dice
     c, n, k = c[inside], n[inside], k[inside]
-    columns = Simplex((c * (dice + 1) + n) * k_slots + k, c, n, dice - c - n, k)
+    columns = ((c * (dice + 1) + n) * k_slots + k, c, n, dice - c - n, k)
     for column in columns:
         column.flags.writeable = False
-    return columns
+    den = FACES ** (2 * dice)
+    words = slot_words(den)
+    z = 64 * words
+    y = z * k_slots
+    return Simplex(*columns, den, (dice + 1) ** 2 * k_slots, words, (y * (dice + 1), y, z))
 
 
 SIMPLEX_DICE = 20
@@ -237,22 +247,27 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     critical = max(critical, success)
     pc, pn, pk, pf = face_classes(success, critical, cursed)
     uc, un, _, uf = face_classes(success, critical, cursed=False)
+    outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
+    x, y, z = outcomes.shifts
     normals_eligible = reroll in NORMALS_MODES
-    den = FACES ** (2 * dice)
-    words = slot_words(den)
-    k_slots = dice + 1 if pk else 1
-    z, y = 64 * words, 64 * words * k_slots
-    x = y * (dice + 1)
-    kept: Die = ((x, FACES * pc), (y, 0 if normals_eligible else FACES * pn), (z, FACES * pk))
-    rerolled: Die = ((x, uc), (y, un), (0, uf))
+    kept_normals = 0 if normals_eligible else FACES * pn
     eligible = pf + pn if normals_eligible else pf
     if reroll in PER_DIE_MODES:
         one = _rerolled(reroll, eligible, 1, 1)  # one eligible die: m -> ways
-        die = _times(1, kept) + one.get(0, 0) + one.get(1, 0) * _times(1, rerolled)
+        kept, rerolled = one.get(0, 0), one.get(1, 0)  # an eligible die's two fates
+        die = (
+            ((FACES * pc + rerolled * uc) << x)
+            + ((kept_normals + rerolled * un) << y)
+            + ((FACES * pk) << z)
+            + kept
+            + rerolled * uf
+        )
         total = die**dice
     else:
         by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
-        total = _pool_of_dice(dice, kept, rerolled, by_eligible)
-    outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
-    ways = unpack(total, (dice + 1) ** 2 * k_slots, words).take(outcomes.slot)
-    return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)
+        kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
+        total = _pool_of_dice(dice, kept_die, ((x, uc), (y, un), (0, uf)), by_eligible)
+    ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
+    return Rolled(
+        outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, outcomes.den
+    )

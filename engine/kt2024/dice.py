@@ -129,8 +129,12 @@ Die = tuple[tuple[int, int], ...]
 
 def _times(packed: int, die: Die) -> int:
     """`packed` times a one-die polynomial: a shift-and-add per class, linear in its size
-    (a product of two packed integers would be quadratic)."""
-    return sum(faces * (packed << shift) for shift, faces in die if faces)
+    (a product of two packed integers would be quadratic); a plain loop, no generator."""
+    total = 0
+    for shift, faces in die:
+        if faces:
+            total += faces * (packed << shift)
+    return total
 
 
 class Rolled(NamedTuple):

@@ -51,13 +51,9 @@ def test_at_most_counts_every_face_sequence(faces: int, dice: int) -> None:
         assert rows[n] == [sum(m <= b for m in most) for b in range(n + 1)]
 
 
-@settings(max_examples=200, deadline=None)
-@given(*rolls(12, sorted(PER_DIE_MODES)))
-def test_per_die_power_equals_the_general_sum(
+def per_die_power_equals_the_general_sum(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
-    """The one-power shortcut of the modes whose choice is per die against the general sum
-    over eligible and re-rolled dice, on pools beyond the oracle's reach."""
     fast = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
     modes = dice_module.PER_DIE_MODES
     try:
@@ -68,6 +64,26 @@ def test_per_die_power_equals_the_general_sum(
     assert fast.den == general.den
     for column, other in zip(fast[:5], general[:5], strict=True):
         assert column.tolist() == other.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(*rolls(12, sorted(PER_DIE_MODES)))
+def test_per_die_power_equals_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> None:
+    """The one-power shortcut of the modes whose choice is per die against the general sum
+    over eligible and re-rolled dice, on pools beyond the oracle's reach."""
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(13, 20), *rolls(0, sorted(PER_DIE_MODES))[1:4])
+def test_per_die_multinomials_equal_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll
+) -> None:
+    """Beyond one 64-bit word a slot the per-die power is read by the multinomial theorem
+    (`dice._power`): against the general sum's packed integers, up to the API's 20 dice."""
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, False)
 
 
 profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())

@@ -26,7 +26,6 @@ from engine.kt2024 import (
     ShootOptions,
     attack,
     damage,
-    defence,
     dice,
     precision,
     shoot,
@@ -86,7 +85,7 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts, defence.saves,
+MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts,
          damage.attack_pool, damage.defence_pool, damage.through, damage.action,
          precision.powers, precision.binomials]  # fmt: skip
 

@@ -118,7 +118,7 @@ def elite(d: AttackDice, p: Pool) -> Pool:
 
 def obscured(p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
     """A12: under Obscured every crit is retained as a normal and one success is discarded."""
-    n = p.nr + p.nl
+    n = p.nr if isinstance(p.nl, int) and not p.nl else p.nr + p.nl  # no pass for no LOCKED
     return (np.zeros_like(p.c), np.maximum(0, n + p.c - 1)) if ob else (p.c, n)
 
 

@@ -214,15 +214,19 @@ _SIMPLICES = {
 
 def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
     """Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m over f eligible dice and m re-rolled,
-    packed (see `roll_counts`): A's powers by shift-and-adds, then Horner's rule in U."""
-    powers = [1]
-    for _ in range(dice):
-        powers.append(_times(powers[-1], kept))
+    packed (see `roll_counts`): A's powers by shift-and-adds as f falls, then Horner's rule
+    in U."""
     by_rerolled = [0] * (dice + 1)
-    for f, ways in enumerate(by_eligible):
-        for m, w in ways.items():
-            by_rerolled[m] += comb(dice, f) * w * powers[dice - f]
-    top = max((m for m, part in enumerate(by_rerolled) if part), default=0)
+    power = 1  # A**(dice − f)
+    for f in range(dice, -1, -1):
+        weight = comb(dice, f) * power
+        for m, w in by_eligible[f].items():
+            by_rerolled[m] += w * weight
+        if f:
+            power = _times(power, kept)
+    top = dice
+    while top and not by_rerolled[top]:
+        top -= 1
     total = by_rerolled[top]
     for m in range(top - 1, -1, -1):
         total = _times(total, rerolled) + by_rerolled[m]

@@ -1,6 +1,6 @@
 """The closed forms of the shooting path against the die-by-die oracle, on small pools: the
 roll as one-die polynomials (`dice.roll_counts`) and the §7.1 allocation as the last step of a
-convex cost (`allocation.allocate`, `allocation.resolve_saves`)."""
+convex cost (`allocation.survivors`, looked up by `allocation.resolve_saves`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kt2024_oracle import best_allocation, just_a_scratch
 from kt2024_oracle import roll as oracle_roll
 
 from engine.kt2024 import dice as dice_module
-from engine.kt2024.allocation import allocate, resolve_saves
+from engine.kt2024.allocation import order, raw_damage, resolve_saves, survivors
 from engine.kt2024.dice import PER_DIE_MODES, at_most, roll_counts
 from engine.kt2024.scenario import Reroll
 
@@ -99,7 +99,8 @@ def test_allocation_equals_every_assignment_of_saves(
     """Evaluated over several cells at once, as an action does, each cell as the oracle's
     try-every-(a, b, d, e) allocation."""
     c, n, cs, ns = (np.array(column) for column in zip(*(h + s for h, s in cells), strict=True))
-    c_left, n_left, cost = allocate(c, n, cs, ns, *profile)
+    c_left, n_left = survivors(c, n, cs, ns, *order(*profile))
+    cost = raw_damage(c_left, n_left, profile)
     for i, ((ci, ni), (csi, nsi)) in enumerate(cells):
         assert (cost[i], c_left[i], n_left[i]) == best_allocation(ci, ni, csi, nsi, *profile)
 

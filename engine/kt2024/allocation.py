@@ -1,10 +1,11 @@
 """§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, in closed form.
 
 The defender's best allocation depends only on (c*, n*, cs, ns) and on how the damage profile
-orders a crit against one and two normals (with Durable, which step it undoes): nine `orders`
-at most. So the closed form (`allocate`) is evaluated once, at import, for every count a shot
-can have and every order (`SURVIVORS`, about a millisecond); an action looks up the outcome
-pairs that occur, a `take` per column, rather than a dozen array operations per pair.
+orders a crit against one and two normals (with Durable, which step it undoes): nine orders
+at most (`order`). So the closed form (`survivors`) is evaluated once, at import, for every
+count a shot can have and every order (`SURVIVORS`, about half a millisecond); an action looks
+up the outcome pairs that occur, a `take` per count, rather than a dozen array operations per
+pair.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ SAVES_MOST = 9
 """The most defence dice (§12), so the most saves."""
 
 EVERY, UP_TO_PAIRS, SPARE_ONLY = range(3)
-"""The closed form's cases (see `allocate`): which steps of cancelling one more crit qualify."""
+"""The closed form's cases (see `survivors`): which steps of cancelling one more crit qualify."""
 NEVER = 3
 """Durable's undo threshold when it does not apply: no step is ever 3 normals."""
 
@@ -90,22 +91,6 @@ def survivors(
     return crits - t, n_left
 
 
-def allocate(
-    crits: np.ndarray,
-    normals: np.ndarray,
-    crit_saves: np.ndarray,
-    normal_saves: np.ndarray,
-    critical_damage: int,
-    normal_damage: int,
-    durable: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """§7.1 for every (c*, n*, cs, ns) given (broadcast together), by the closed form:
-    surviving crits c′, surviving normals n′ and the cost."""
-    profile = (critical_damage, normal_damage, durable)
-    c_left, n_left = survivors(crits, normals, crit_saves, normal_saves, *order(*profile))
-    return c_left, n_left, raw_damage(c_left, n_left, profile)
-
-
 def raw_damage(
     crits: np.ndarray, normals: np.ndarray, profile: tuple[int, int, bool]
 ) -> np.ndarray:
@@ -121,21 +106,23 @@ def _normals_left(x: np.ndarray, t: np.ndarray, crit_saves: np.ndarray) -> np.nd
     return np.maximum(0, x + t + np.maximum(0, t - crit_saves))
 
 
-def _cells(most: int, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (a, b) with a + b ≤ `most` as columns, and the table of their cells: (a, b) ->
-    its position times `step`. Cells beyond `most` point past every table, so that a count
-    out of range fails rather than read another's survivors."""
+def _cells(most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (a, b) with a + b ≤ `most`, as two columns."""
     a, b = np.indices((most + 1, most + 1))
     inside = a + b <= most
-    a, b = a[inside], b[inside]
-    table = np.full((most + 1, most + 1), (len(a) + 1) * step * (HITS_MOST + 2) ** 2)
-    table[a, b] = np.arange(len(a)) * step
-    return a, b, table
+    return a[inside], b[inside]
 
 
-_SAVE_CS, _SAVE_NS, SAVE_CELL = _cells(SAVES_MOST, 1)
-_HIT_C, _HIT_N, HIT_CELL = _cells(HITS_MOST, len(_SAVE_CS))
-"""A pair's cell is its hits' cell plus its saves' cell (`HIT_CELL[c, n] + SAVE_CELL[cs, ns]`)."""
+_HIT_C, _HIT_N = _cells(HITS_MOST)
+_SAVE_CS, _SAVE_NS = _cells(SAVES_MOST)
+_PAIRS = len(_HIT_C) * len(_SAVE_CS)
+HIT_CELL = np.full((HITS_MOST + 1,) * 2, _PAIRS)
+HIT_CELL[_HIT_C, _HIT_N] = np.arange(len(_HIT_C)) * len(_SAVE_CS)
+SAVE_CELL = np.full((SAVES_MOST + 1,) * 2, _PAIRS)
+SAVE_CELL[_SAVE_CS, _SAVE_NS] = np.arange(len(_SAVE_CS))
+"""A pair's cell is its hits' cell plus its saves' cell (`HIT_CELL[c, n] + SAVE_CELL[cs, ns]`),
+hit-major. Counts beyond the limits point past every table, so that they fail rather than
+read another pair's survivors."""
 
 
 class Survivors(NamedTuple):

@@ -287,7 +287,6 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     pc, pn, pk, pf = face_classes(success, critical, cursed)
     uc, un, _, uf = face_classes(success, critical, cursed=False)
     outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
-    x, y, z = outcomes.shifts
     normals_eligible = reroll in NORMALS_MODES
     kept_normals = 0 if normals_eligible else FACES * pn
     eligible = pf + pn if normals_eligible else pf
@@ -302,6 +301,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
         )
         ways = _power(dice, outcomes, die)
     else:
+        x, y, z = outcomes.shifts
         by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
         kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
         total = _pool_of_dice(dice, kept_die, ((x, uc), (y, un), (0, uf)), by_eligible)

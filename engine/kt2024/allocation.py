@@ -132,22 +132,25 @@ class Survivors(NamedTuple):
     normals: np.ndarray
 
 
-def _survivors_of(case: int, undo: int) -> Survivors:
-    """One order's table, computed in int16 (counts are small; it halves the import's cost)
-    and kept as int64, the dtype every later step works in."""
-    c, n = (np.repeat(v, len(_SAVE_CS)).astype(np.int16) for v in (_HIT_C, _HIT_N))
-    cs, ns = (np.tile(v, len(_HIT_C)).astype(np.int16) for v in (_SAVE_CS, _SAVE_NS))
-    table = Survivors(*(v.astype(np.int64) for v in survivors(c, n, cs, ns, case, undo)))
+def _survivors_of(grid: tuple[np.ndarray, ...], case: int, undo: int) -> Survivors:
+    """One order's table, kept as int64, the dtype every later step works in."""
+    table = Survivors(*(v.astype(np.int64) for v in survivors(*grid, case, undo)))
     for column in table:
         column.flags.writeable = False
     return table
 
 
-SURVIVORS = {
-    (case, undo): _survivors_of(case, undo)
-    for case in (EVERY, UP_TO_PAIRS, SPARE_ONLY)
-    for undo in (1, 2, NEVER)
-}
+def _survivor_tables() -> dict[tuple[int, int], Survivors]:
+    """Every order's survivors over every pair cell; the counts in int16 (they are small, and
+    it roughly halves the cost of the import)."""
+    hits = (np.repeat(v, len(_SAVE_CS)).astype(np.int16) for v in (_HIT_C, _HIT_N))
+    saves = (np.tile(v, len(_HIT_C)).astype(np.int16) for v in (_SAVE_CS, _SAVE_NS))
+    grid = (*hits, *saves)
+    cases, undos = (EVERY, UP_TO_PAIRS, SPARE_ONLY), (1, 2, NEVER)
+    return {(case, undo): _survivors_of(grid, case, undo) for case in cases for undo in undos}
+
+
+SURVIVORS = _survivor_tables()
 """Every order's survivors, built at import: shared by every action, never filled cold."""
 
 

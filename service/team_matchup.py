@@ -317,7 +317,12 @@ def numbers(answer: Result) -> dict[str, Any]:
     return found
 
 
-def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+def _key(answer: Result, minimal: bool) -> dict[str, Any]:
+    """A cell's `canonicalKey`, left out of the minimal answer (`Prefer: return=minimal`)."""
+    return {} if minimal else {"canonicalKey": answer.key}
+
+
+def shot_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The ranged cells in profile, defender, situation order (the grid's)."""
     rows = []
     for (a, d, s), answer in zip(grids.indices(plan.grid()), answers, strict=True):
@@ -329,7 +334,7 @@ def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
                 "defender": plan.defenders[d].id,
                 "situation": s,
                 **numbers(answer),
-                "canonicalKey": answer.key,
+                **_key(answer, minimal),
                 **_ignored(answer),
             }
         )
@@ -356,7 +361,7 @@ def best_shots(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+def fight_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The melee cells: the attacker's damage and kill chance, and what it risks."""
     rows = []
     for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
@@ -367,7 +372,7 @@ def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
                 "defender": theirs.operative_id,
                 "defenderWeaponProfile": theirs.id,
                 **numbers(answer),
-                "canonicalKey": answer.key,
+                **_key(answer, minimal),
                 **_ignored(answer),
             }
         )
@@ -396,13 +401,14 @@ def best_fights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
+def answer(plan: Plan, answers: list[Result], *, minimal: bool = False) -> dict[str, Any]:
     """The team matchup's JSON answer (`TeamMatchupAnswer`) from its cells' results, ranged
-    first, then melee. Whether the cache answered a cell is not in it (`Cache-Status` says
-    so, GraphQL's `cachedCells`): one input's body is the same bytes on every call."""
+    first, then melee; `minimal`, without the cells' `canonicalKey`. Whether the cache
+    answered a cell is not in it (`Cache-Status` says so, GraphQL's `cachedCells`): one
+    input's body is the same bytes on every call."""
     split = len(answers) - len(plan.fights)
     shots, fights = answers[:split], answers[split:]
-    rows = shot_rows(plan, shots)
+    rows = shot_rows(plan, shots, minimal)
     out: dict[str, Any] = {
         "catalogVersion": plan.catalog.version,
         "attackers": [op.id for op in plan.attackers],
@@ -412,7 +418,7 @@ def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
         "best": best_shots(rows),
     }
     if plan.request.melee is not None:
-        melee = fight_rows(plan, fights)
+        melee = fight_rows(plan, fights, minimal)
         out["melee"] = {"cells": melee, "best": best_fights(melee)}
     return out
 

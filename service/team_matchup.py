@@ -51,7 +51,7 @@ from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
 from schema.fields import StrictModel
 from schema.limits import team_matchup_too_large
-from schema.references import IGNORED
+from schema.references import IGNORED, with_ignored
 from service import grid as grids
 from service.cache import LRU
 from service.compute import Job, Result, encode, prepare_raw
@@ -266,11 +266,6 @@ def _values(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k.removesuffix("Exact") in VALUES}
 
 
-def _ignored(answer: Result) -> dict[str, Any]:
-    """`ignoredRules` of a cell computed under `unknownRules: "IGNORE"` (service.compute)."""
-    return {} if answer.ignored is None else {IGNORED: list(answer.ignored)}
-
-
 def _shot_numbers(output: dict[str, Any]) -> dict[str, Any]:
     members = {
         "expected_damage": output["expectedDamage"],
@@ -327,17 +322,15 @@ def shot_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[
     rows = []
     for (a, d, s), answer in zip(grids.indices(plan.grid()), answers, strict=True):
         profile = plan.shots[a]
-        rows.append(
-            {
-                "attacker": profile.operative_id,
-                "weaponProfile": profile.id,
-                "defender": plan.defenders[d].id,
-                "situation": s,
-                **numbers(answer),
-                **_key(answer, minimal),
-                **_ignored(answer),
-            }
-        )
+        row = {
+            "attacker": profile.operative_id,
+            "weaponProfile": profile.id,
+            "defender": plan.defenders[d].id,
+            "situation": s,
+            **numbers(answer),
+            **_key(answer, minimal),
+        }
+        rows.append(with_ignored(row, answer.ignored))
     return rows
 
 
@@ -365,17 +358,15 @@ def fight_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list
     """The melee cells: the attacker's damage and kill chance, and what it risks."""
     rows = []
     for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
-        rows.append(
-            {
-                "attacker": mine.operative_id,
-                "weaponProfile": mine.id,
-                "defender": theirs.operative_id,
-                "defenderWeaponProfile": theirs.id,
-                **numbers(answer),
-                **_key(answer, minimal),
-                **_ignored(answer),
-            }
-        )
+        row = {
+            "attacker": mine.operative_id,
+            "weaponProfile": mine.id,
+            "defender": theirs.operative_id,
+            "defenderWeaponProfile": theirs.id,
+            **numbers(answer),
+            **_key(answer, minimal),
+        }
+        rows.append(with_ignored(row, answer.ignored))
     return rows
 
 

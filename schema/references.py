@@ -127,7 +127,7 @@ class UnknownRules:
         if not self.ignore:
             hint = f' (options.unknownRules: "{IGNORE}" computes without them)'
             raise InputError("INVALID_INPUT", field, message + hint)
-        self.ignored.extend(u for u in unknown if u not in self.ignored)
+        self.ignored.extend(unknown)  # listed once each by `ignored_by_roles`
 
 
 def ignored_by_roles(ignored: Mapping[str, Sequence[str]]) -> tuple[str, ...]:

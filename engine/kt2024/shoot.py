@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
@@ -22,12 +23,26 @@ MAX_RELIC_IGNORES = 2
 
 @dataclass(frozen=True)
 class ShootResult:
-    """Probabilities as Fractions (exact) or floats; `damage` maps total damage to P > 0."""
+    """Probabilities as Fractions (exact) or floats. The damage distribution is kept as it was
+    computed, the totals with P > 0 (`support`, ascending) and their numerators over `den`
+    (floats over 1 in float mode): an answer renders "p/q" and floats from those integers, so no
+    `Fraction` is built per damage value unless `damage` is read."""
 
-    damage: dict[int, Fraction | float]
+    exact: bool
+    support: list[int]
+    numerators: list[int] | list[float]
+    den: int
     expected_damage: Fraction | float
     kill_probability: Fraction | float
     kill_probability_by_round: list[Fraction | float]
+
+    @cached_property
+    def damage(self) -> dict[int, Fraction | float]:
+        """Total damage to its probability (P > 0)."""
+        if not self.exact:
+            return dict(zip(self.support, self.numerators, strict=True))
+        den = self.den
+        return {v: Fraction(n, den) for v, n in zip(self.support, self.numerators, strict=True)}
 
 
 def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -80,14 +95,13 @@ def round_totals(s: Shoot) -> list[Weights]:
 def shoot(s: Shoot) -> ShootResult:
     """The exact (or float) answer to one shooting scenario (§8.4).
 
-    The totals are read once into Python numbers (`tolist`): float numerators are over 1, so
-    they are the probabilities themselves, and exact ones become Fractions only here."""
+    The final totals are read once into Python numbers (`tolist`): float numerators are over 1,
+    so they are the probabilities themselves."""
     exact, wounds = s.options.exact, s.defender.wounds
     totals = round_totals(s)
     num, den = totals[-1].num, totals[-1].den
     at = num.nonzero()[0]
-    support, final = at.tolist(), num[at].tolist()
-    dist = dict(zip(support, [Fraction(p, den) for p in final] if exact else final, strict=True))
-    expected = pr.value(np.dot(at, num[at]), den, exact)  # numpy's sums: the float bits of
+    live = num[at]
+    expected = pr.value(np.dot(at, live), den, exact)  # numpy's sums: the float bits of
     by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]  # every revision
-    return ShootResult(dist, expected, by_round[-1], by_round)
+    return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

@@ -54,42 +54,63 @@ def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def round_totals(s: Shoot) -> list[Weights]:
-    """The distribution of total damage after each round (index = damage).
+def _times(x: np.ndarray, y: np.ndarray, cut: int | None) -> np.ndarray:
+    """The product of two distributions, or, with `cut`, its amounts below `cut` only (from
+    theirs below `cut`: nothing above changes a kill chance before the last round)."""
+    if cut is None:
+        return pr.convolve(x, y)
+    return pr.convolve(x[:cut], y[:cut])[:cut]
 
-    Without relics every round adds the same action: totals are successive convolutions.
-    With relics the state is the number of ignores used so far (0, 1, 2): a round from a state
-    below 2 may use one ignore; from 2 it rolls no relic dice at all.
+
+def _at_least(total: np.ndarray, wounds: int, den: int, exact: bool) -> Fraction | float:
+    """P(total ≥ wounds): exact, 1 less the amounts below wounds (all that a cut total
+    holds); in floats the tail's own sum, accurate however small it is."""
+    if exact:
+        return pr.value(den - sum(total[:wounds].tolist()), den, exact)
+    return pr.value(total[wounds:].sum(), den, exact)
+
+
+def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
+    """The distribution of total damage after the last round (index = damage), and after each
+    round P(total ≥ wounds).
+
+    Without relics every round adds the same action: totals are its successive powers. With
+    relics (R5: one ignore a round at most, two a battle) a round is U (relic dice rolled,
+    nothing ignored) or R (one instance ignored) while fewer than two ignores are used, then S
+    (no relic dice). Summing the paths, the total after k rounds is
+
+        T_k = U^(k-1)·(U + k·R) + R²·Q_k,   Q_k = Σ_{m=0}^{k-2} (m+1)·U^m·S^(k-2-m):
+
+    no ignore, or one in any of k rounds, or the second in round m + 2 after the first in
+    one of m + 1 rounds. Q_1 = 0, Q_2 = 1 and Q_(k+1) = S·Q_k + k·U^(k-1), so a round costs
+    four products rather than the five of the chain over ignores used, and exact totals
+    before the last round are cut below wounds (`_times`): only the last is whole.
     """
-    a, d, exact, rounds = s.attacker, s.defender, s.options.exact, s.options.rounds
+    a, d, exact, rounds, wounds = (s.attacker, s.defender, s.options.exact, s.options.rounds,
+                                   s.defender.wounds)  # fmt: skip
     spent = action(a, d, relics=False, exact=exact)[0]
     if d.saintly_relics == "NONE":
-        totals = [spent]
-        for _ in range(rounds - 1):
-            last = totals[-1]
-            totals.append(Weights(pr.convolve(last.num, spent.num), last.den * spent.den))
-        return totals
+        total, kills = spent.num, [_at_least(spent.num, wounds, spent.den, exact)]
+        for k in range(2, rounds + 1):
+            total = pr.convolve(total, spent.num)
+            kills.append(_at_least(total, wounds, spent.den**k, exact))
+        return Weights(total, spent.den**rounds), kills
     unused, used = action(a, d, relics=True, exact=exact)
     den = pr.common((spent, unused, used))
-    moves = {
-        0: ((0, unused.rescaled(den)), (1, used.rescaled(den))),
-        1: ((1, unused.rescaled(den)), (MAX_RELIC_IGNORES, used.rescaled(den))),
-        MAX_RELIC_IGNORES: ((MAX_RELIC_IGNORES, spent.rescaled(den)),),
-    }
-    states = {0: np.ones(1, dtype=object if exact else float)}
-    totals = []
-    for i in range(rounds):
-        after: dict[int, np.ndarray] = {}
-        for ignores, dist in states.items():
-            for target, step in moves[ignores]:
-                out = pr.convolve(dist, step)
-                after[target] = _add(after[target], out) if target in after else out
-        states = after
-        combined = pr.zeros(1, exact)
-        for dist in states.values():
-            combined = _add(combined, dist)
-        totals.append(Weights(combined, den ** (i + 1)))
-    return totals
+    u, r, no_relic = unused.rescaled(den), used.rescaled(den), spent.rescaled(den)
+    power, twice = np.ones(1, dtype=u.dtype), None  # U^(k-1) and Q_k (None: 0)
+    r2 = pr.convolve(r, r) if rounds > 1 else None
+    kills = []
+    for k in range(1, rounds + 1):
+        cut = wounds if exact and k < rounds else None
+        total = _times(power, _add(u, r * k), cut)
+        if twice is not None:
+            total = _add(total, _times(r2, twice, cut))
+        kills.append(_at_least(total, wounds, den**k, exact))
+        if k < rounds:
+            twice = power * k if twice is None else _add(pr.convolve(no_relic, twice), power * k)
+            power = pr.convolve(power, u)
+    return Weights(total, den**rounds), kills
 
 
 def shoot(s: Shoot) -> ShootResult:
@@ -97,11 +118,9 @@ def shoot(s: Shoot) -> ShootResult:
 
     The final totals are read once into Python numbers (`tolist`): float numerators are over 1,
     so they are the probabilities themselves."""
-    exact, wounds = s.options.exact, s.defender.wounds
-    totals = round_totals(s)
-    num, den = totals[-1].num, totals[-1].den
+    exact = s.options.exact
+    (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
     live = num[at]
     expected = pr.value(np.dot(at, live), den, exact)  # numpy's sums: the float bits of
-    by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]  # every revision
     return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

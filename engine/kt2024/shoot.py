@@ -45,28 +45,17 @@ class ShootResult:
         return {v: Fraction(n, den) for v, n in zip(self.support, self.numerators, strict=True)}
 
 
-def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Sum of two distributions of different lengths."""
-    if len(x) < len(y):
-        x, y = y, x
-    out = x.copy()
-    out[: len(y)] += y
-    return out
+def _times(x: pr.Numerators, y: pr.Numerators, below: int | None) -> pr.Numerators:
+    """The product of two distributions, or, with `below`, its amounts below `below` only
+    (from theirs below it: nothing above changes a kill chance before the last round)."""
+    return pr.cut(pr.times(pr.cut(x, below), pr.cut(y, below)), below)
 
 
-def _times(x: np.ndarray, y: np.ndarray, cut: int | None) -> np.ndarray:
-    """The product of two distributions, or, with `cut`, its amounts below `cut` only (from
-    theirs below `cut`: nothing above changes a kill chance before the last round)."""
-    if cut is None:
-        return pr.convolve(x, y)
-    return pr.convolve(x[:cut], y[:cut])[:cut]
-
-
-def _at_least(total: np.ndarray, wounds: int, den: int, exact: bool) -> Fraction | float:
+def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fraction | float:
     """P(total ≥ wounds): exact, 1 less the amounts below wounds (all that a cut total
     holds); in floats the tail's own sum, accurate however small it is."""
     if exact:
-        return pr.value(den - sum(total[:wounds].tolist()), den, exact)
+        return pr.value(den - sum(pr.head(total, wounds)), den, exact)
     return pr.value(total[wounds:].sum(), den, exact)
 
 
@@ -84,33 +73,40 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     no ignore, or one in any of k rounds, or the second in round m + 2 after the first in
     one of m + 1 rounds. Q_1 = 0, Q_2 = 1 and Q_(k+1) = S·Q_k + k·U^(k-1), so a round costs
     four products rather than the five of the chain over ignores used, and exact totals
-    before the last round are cut below wounds (`_times`): only the last is whole.
+    before the last round are cut below wounds (`_times`): only the last is whole. Exact
+    distributions stay packed (`precision.Packed`) from the action's to the last round's.
     """
     a, d, exact, rounds, wounds = (s.attacker, s.defender, s.options.exact, s.options.rounds,
                                    s.defender.wounds)  # fmt: skip
     spent = action(a, d, relics=False, exact=exact)[0]
+    packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
-        total, kills = spent.num, [_at_least(spent.num, wounds, spent.den, exact)]
+        step, below = pr.lift(spent.num, spent.den, packed), wounds if packed else None
+        total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
         for k in range(2, rounds + 1):
-            total = pr.convolve(total, spent.num)
+            if k < rounds or below is None:
+                total = _times(total, step, below if k < rounds else None)
+            else:  # the round before was cut: the last power whole by squaring
+                total = pr.power(step, rounds)
             kills.append(_at_least(total, wounds, spent.den**k, exact))
-        return Weights(total, spent.den**rounds), kills
+        return Weights(pr.lower(total), spent.den**rounds), kills
     unused, used = action(a, d, relics=True, exact=exact)
     den = pr.common((spent, unused, used))
-    u, r, no_relic = unused.rescaled(den), used.rescaled(den), spent.rescaled(den)
-    power, twice = np.ones(1, dtype=u.dtype), None  # U^(k-1) and Q_k (None: 0)
-    r2 = pr.convolve(r, r) if rounds > 1 else None
+    u, r, no_relic = (pr.lift(w.rescaled(den), den, packed) for w in (unused, used, spent))
+    power, twice = pr.lift(np.ones(1, dtype=spent.num.dtype), 1, packed), None  # U^(k-1), Q_k
+    r2 = pr.times(r, r) if rounds > 1 else None
     kills = []
     for k in range(1, rounds + 1):
-        cut = wounds if exact and k < rounds else None
-        total = _times(power, _add(u, r * k), cut)
+        below = wounds if exact and k < rounds else None
+        total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
         if twice is not None:
-            total = _add(total, _times(r2, twice, cut))
+            total = pr.plus(total, _times(r2, twice, below))
         kills.append(_at_least(total, wounds, den**k, exact))
         if k < rounds:
-            twice = power * k if twice is None else _add(pr.convolve(no_relic, twice), power * k)
-            power = pr.convolve(power, u)
-    return Weights(total, den**rounds), kills
+            again = pr.scaled(power, k)
+            twice = again if twice is None else pr.plus(pr.times(no_relic, twice), again)
+            power = pr.times(power, u)
+    return Weights(pr.lower(total), den**rounds), kills
 
 
 def shoot(s: Shoot) -> ShootResult:

@@ -1,15 +1,15 @@
 """§8 rounds and outputs: the shooting computation end to end.
 
 Rounds repeat the action with fresh dice. Saintly Relics ignore at most one instance per round
-and two per battle, so the rounds form a small Markov chain over relics used (0, 1, 2): each
-round convolves the damage so far with the action's damage for that state.
+and two per battle, MAX_RELIC_IGNORES: a round rolls relic dice until the second ignore, and
+summing the paths by how many ignores were used gives each round's total in closed form
+(`round_totals`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,14 +19,16 @@ from .precision import Weights
 from .scenario import Shoot
 
 MAX_RELIC_IGNORES = 2
+"""R5: instances Saintly Relics ignore in a battle (the fight's states count them;
+`round_totals`' closed form, its R² term, is written for two)."""
 
 
-@dataclass(frozen=True)
-class ShootResult:
+class ShootResult(NamedTuple):
     """Probabilities as Fractions (exact) or floats. The damage distribution is kept as it was
     computed, the totals with P > 0 (`support`, ascending) and their numerators over `den`
     (floats over 1 in float mode): an answer renders "p/q" and floats from those integers, so no
-    `Fraction` is built per damage value unless `damage` is read."""
+    `Fraction` is built per damage value unless `damage` is read. (A named tuple: as immutable
+    as a frozen dataclass, at a third of its construction's cost.)"""
 
     exact: bool
     support: list[int]
@@ -36,7 +38,7 @@ class ShootResult:
     kill_probability: Fraction | float
     kill_probability_by_round: list[Fraction | float]
 
-    @cached_property
+    @property
     def damage(self) -> dict[int, Fraction | float]:
         """Total damage to its probability (P > 0)."""
         if not self.exact:

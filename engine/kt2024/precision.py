@@ -3,7 +3,7 @@
 Float mode keeps float64 numerators over the denominator 1. Exact mode keeps Python-int
 numerators (numpy object arrays) over an integer denominator: every chance event of this
 ruleset has a power-of-6 denominator, so sums and products stay integers and no slow
-`Fraction` arithmetic happens on arrays. Only the final answer becomes `Fraction`s.
+`Fraction` arithmetic happens on arrays. Only the answer's scalars become `Fraction`s.
 
 Shooting's arrays are `Weights`. The fight writes the same exact form per chance: `Odds`
 (a, d), the numerator a over 6**d, the denominator kept as its exponent so that products add

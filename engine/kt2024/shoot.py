@@ -73,23 +73,23 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
         T_k = U^(k-1)·(U + k·R) + R²·Q_k,   Q_k = Σ_{m=0}^{k-2} (m+1)·U^m·S^(k-2-m):
 
     no ignore, or one in any of k rounds, or the second in round m + 2 after the first in
-    one of m + 1 rounds. Q_1 = 0, Q_2 = 1 and Q_(k+1) = S·Q_k + k·U^(k-1), so a round costs
-    four products rather than the five of the chain over ignores used, and exact totals
-    before the last round are cut below wounds (`_times`): only the last is whole. Exact
-    distributions stay packed (`precision.Packed`) from the action's to the last round's.
+    one of m + 1 rounds. Q_1 = 0, Q_2 = 1 and Q_(k+1) = S·Q_k + k·U^(k-1): four products a
+    round (a chain over the ignores used makes five). Exact totals before the last round are
+    cut below wounds (`_times`), all that their kill chances read: only the last is whole, and
+    exact distributions stay packed (`precision.Packed`) from the action's to the last's.
     """
     a, d, exact, rounds, wounds = (s.attacker, s.defender, s.options.exact, s.options.rounds,
                                    s.defender.wounds)  # fmt: skip
     spent = action(a, d, relics=False, exact=exact)[0]
     packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
-        step, below = pr.lift(spent.num, spent.den, packed), wounds if packed else None
+        step = pr.lift(spent.num, spent.den, packed)
         total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
         for k in range(2, rounds + 1):
-            if k < rounds or below is None:
-                total = _times(total, step, below if k < rounds else None)
-            else:  # the round before was cut: the last power whole by squaring
-                total = pr.power(step, rounds)
+            if k < rounds:
+                total = _times(total, step, wounds if packed else None)
+            else:  # whole: from the round before, or by squaring if that was cut
+                total = pr.power(step, rounds) if packed else pr.times(total, step)
             kills.append(_at_least(total, wounds, spent.den**k, exact))
         return Weights(pr.lower(total), spent.den**rounds), kills
     unused, used = action(a, d, relics=True, exact=exact)
@@ -99,7 +99,7 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     r2 = pr.times(r, r) if rounds > 1 else None
     kills = []
     for k in range(1, rounds + 1):
-        below = wounds if exact and k < rounds else None
+        below = wounds if packed and k < rounds else None
         total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
         if twice is not None:
             total = pr.plus(total, _times(r2, twice, below))
@@ -120,5 +120,5 @@ def shoot(s: Shoot) -> ShootResult:
     (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
     live = num[at]
-    expected = pr.value(np.dot(at, live), den, exact)  # numpy's sums: the float bits of
+    expected = pr.value(np.dot(at, live), den, exact)  # numpy's: every revision's float bits
     return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

@@ -192,12 +192,12 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
+    grids = through(m, exact)
+    if relic is None:
+        return (concatenate([Outcomes(g.raw, g.instances, g.weights) for g in grids]),)
     parts: list[list[Outcomes]] = [[], []]
-    for grid in through(m, exact):
+    for grid in grids:
         saved = Outcomes(grid.raw, grid.instances, grid.weights)
-        if relic is None:
-            parts[0].append(saved)
-            continue
         (first, first_change), (second, second_change) = grid.relic_groups
         miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
         parts[0].append(saved.scaled(miss.num[first + second], miss.den))
@@ -210,7 +210,7 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
                 (second_change, miss.num[first] - miss.num[first + second]),
             )
         )
-    return tuple(concatenate(p) for p in parts if p)
+    return concatenate(parts[0]), concatenate(parts[1])
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:

@@ -14,6 +14,7 @@ from contextlib import ExitStack
 import brotli
 import httpx
 import pytest
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 from service_harness import cache_tier, free_port, graphql, owned_redis, serving
 
@@ -255,13 +256,17 @@ def test_cache_status_members():
 
 
 def test_redis_tier_in_cache_status(redis_url):
-    with serving(redis_url=redis_url) as first:
+    with serving(redis_url=redis_url) as first, redis.Redis.from_url(redis_url) as client:
         cold = httpx.post(first.url + "/v1/grid", json=GRID)
         assert cold.headers["cache-status"] == (
             'killmath-redis; fwd=miss; detail="0/40", killmath-lru; fwd=miss; detail="0/40"'
         )
+        # the first server writes its answers to Redis after it has sent them: wait until
+        # all 40 have landed (a loaded machine takes longer than any fixed pause)
+        deadline = time.monotonic() + 30
+        while client.dbsize() < 40 and time.monotonic() < deadline:
+            time.sleep(0.02)
     with serving(redis_url=redis_url) as second:
-        time.sleep(0.2)  # the first server's writes land just after its answer
         warm = httpx.post(second.url + "/v1/grid", json=GRID)
         assert warm.headers["cache-status"] == (
             'killmath-redis; hit; detail="40/40", killmath-lru; fwd=miss; detail="0/40"'

@@ -53,7 +53,8 @@ class Graph(NamedTuple):
     ended: Array
     """Where a sequence ends (its relics used, a `RELICS` row), or −1."""
     exponent: Array
-    """The exponent of 6 a node's values are numerators over within its sequence."""
+    """The exponent of 6 a node's values are numerators over within its sequence (0 where it
+    ends: no successes are left to roll for)."""
     heuristic: Array
     """The heuristic choices per (node, cell) (`decide`; empty before it ran)."""
     act_start: Array
@@ -490,18 +491,9 @@ def solve(
                             r[i, cell, 0, q] = u * exact.res[exponent, q] % primes[q]
                             r[i, cell, 1, q] = (a - b) * exact.res[exponent, q] % primes[q]
                         continue
-                    if ended[i] >= 0:  # the next sequence, over this node's power of 6
-                        relics = ended[i]
-                        for v in range(2):
-                            f[i, cell, v] = starts.f[relics, cell, v]
-                            w[i, cell, v] = starts.w[relics, cell, v] * exact.word[exponents[i]]
-                            for q in range(k):
-                                r[i, cell, v, q] = mulmod(
-                                    starts.res[relics, cell, v, q],
-                                    exact.res[exponents[i], q],
-                                    primes[q],
-                                    inverses[q],
-                                )
+                    if ended[i] >= 0:  # the next sequence's start (no successes: 6**0)
+                        f[i, cell], w[i, cell] = starts.f[ended[i], cell], starts.w[ended[i], cell]
+                        r[i, cell] = starts.res[ended[i], cell]
                         continue
                     tried = count if optimal[i] else 1
                     safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here

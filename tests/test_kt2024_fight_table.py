@@ -84,7 +84,7 @@ def test_table_rules_match_the_oracle(body: dict) -> None:
     fighters = oracle.f
     checked = 0
     moves, column = table.moves, {k: v.tolist() for k, v in table.columns.items()}
-    projected = moves.next[:, :, 0].tolist()  # slot 0: the projection's outcome
+    after = moves.next[:, :, 0].tolist()  # per moment and code, the projection's next moment
     for n, (active, pair) in enumerate(states(table)):
         if column["over"][n]:
             assert not any(s["c"] + s["n"] for s in pair)
@@ -94,10 +94,10 @@ def test_table_rules_match_the_oracle(body: dict) -> None:
         assert xs["c"] + xs["n"] and (x == active or not pair[active]["c"] + pair[active]["n"])
         for code, action in enumerate(CANDIDATES):
             if not oracle.legal(pair, x, action):
-                assert projected[n][code] == NONE
+                assert after[n][code] == NONE
                 continue
             ((nxt, dmg),) = outcomes(table, x, pair, oracle.apply(pair, x, action, chance=False))
-            assert (projected[n][code], int(moves.damage[n, code, 0])) == (nxt, dmg)
+            assert (after[n][code], int(moves.damage[n, code, 0])) == (nxt, dmg)
             rolled: dict = defaultdict(Fraction)
             for slot in np.flatnonzero(moves.odds_a[n, code]).tolist():
                 a, d = int(moves.odds_a[n, code, slot]), int(moves.odds_d[n, code, slot])

@@ -270,7 +270,7 @@ class Flat:
         ]
         self.openings = kernels.Openings(
             np.cumsum(counts),
-            roll_floats(self),
+            roll_odds(self),
             NO_WORDS,
             NO_RESIDUES,
             *(np.tile(curse[:, 0], len(used)) for curse in (curse_a, curse_b)),
@@ -356,15 +356,12 @@ def paired(
     return np.tile(product, (len(flat.used),) + (1,) * (product.ndim - 1))
 
 
-def roll_floats(flat: Flat) -> np.ndarray:
-    """The odds of every opening row of `flat` as floats."""
+def roll_odds(flat: Flat, primes: tuple[int, ...] | None = None) -> np.ndarray:
+    """The odds of every opening row of `flat` as floats, or modulo each of `primes`
+    (columns)."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
-    return paired(flat, pr.floats(mine), pr.floats(theirs))
-
-
-def roll_residues(flat: Flat, primes: tuple[int, ...]) -> np.ndarray:
-    """The odds of every opening row of `flat` modulo each prime (columns)."""
-    mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
+    if primes is None:
+        return paired(flat, pr.floats(mine), pr.floats(theirs))
     column = np.array(primes, dtype=np.int64)
     return paired(flat, pr.residues(mine, primes), pr.residues(theirs, primes), column)
 
@@ -483,7 +480,7 @@ def pushed(
         finals_f, finals_r = kernels.push(
             graph,
             branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
-            openings._replace(res=roll_residues(flat, primes)),
+            openings._replace(res=roll_odds(flat, primes)),
             choices,
             reached,
             flat.rounds,

@@ -247,7 +247,8 @@ def decide(
     carries per node and cell. Nodes are visited upwards, so every node's
     successors are known; only the cells of `region` (those `reach` finds at any level: the
     projection's outcome is one of the real ones, so the cells it moves to are reached too).
-    The decisions themselves are `tactical` and `weighed`; what is left is one loop nest."""
+    Long because what is left beside `tactical` and `weighed` is one loop nest: a cell's
+    choice and both plans read the same successors' plans in one pass, node by node."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
     plans = np.empty((2, nodes, cells), np.int16)  # read only where written: no zeroing

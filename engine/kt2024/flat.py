@@ -193,71 +193,49 @@ class Flat:
         self.pdmg[f4] = table.moves.damage[numbers, :, 0]
         self._actions(openings)
 
-    def _outcomes(self) -> tuple[np.ndarray, ...]:
-        """Every node's actions, in O4's order, and their outcomes, as CSR arrays: the first
-        action of each node, the first outcome of each action, and per outcome its odds
-        a / 6**d (a, d), next node and damage; `position` is each action's index within its
-        node by code (−1: none). An F4 node takes its moment's `moves` (codes in order, slots
-        with odds in order), an F3 node its Duelist's parries in `sequence`'s order (no dice:
-        odds 1 / 6**0, no damage); sorting every outcome by (node, rank, slot) lays them out."""
-        moves, numbers, by_moment = self.table.moves, self.numbers, self.by_moment
-        row, code, slot = np.nonzero(moves.odds_a[numbers] > 0)
-        at = (numbers[row], code, slot)
-        listed = [
-            (by_moment[duel], rank, parry, self.node_of(step, by_moment))
-            for duel, parries in self.duels.items()
-            for rank, (parry, step) in enumerate(parries)
-        ]
-        duels = np.array(listed, dtype=np.int64).reshape(-1, 4)
-        none = np.zeros(len(duels), dtype=np.int64)
-        node = np.concatenate([self.f4_ids[row], duels[:, 0]])
-        rank = np.concatenate([code, duels[:, 1]])
-        order = np.lexsort((np.concatenate([slot, none]), rank, node))
-        node, rank = node[order], rank[order]
-        codes = np.concatenate([code, duels[:, 2]])[order]
-        odds_a, odds_d, nxt, damage = (
-            np.concatenate(pair)[order]
-            for pair in (
-                (moves.odds_a[at], none + 1),
-                (moves.odds_d[at], none),
-                (self.index[moves.next[at]], duels[:, 3]),
-                (moves.damage[at], none),
-            )
-        )
-        first = np.flatnonzero((np.diff(node, prepend=-1) != 0) | (np.diff(rank, prepend=-1) != 0))
-        act_start = np.searchsorted(node[first], np.arange(self.nodes + 1))
-        owner, named = node[first], codes[first] >= 0
-        self.position = np.full((self.nodes, 4), -1, dtype=np.int64)
-        ranked = np.arange(len(first)) - act_start[owner]
-        self.position[owner[named], codes[first][named]] = ranked[named]
-        self.br_lift = self.exponent[node] - odds_d - self.exponent[nxt]
-        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
-        node's numerators (over 6**exponent there) to its own node's."""
-        return act_start, np.append(first, len(node)), odds_a, odds_d, nxt, damage
-
     def _actions(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
-        """The graph, its outcomes (`_outcomes`, odds as floats) and its openings, as the
-        compiled loops take them."""
-        act_start, br_start, odds_a, odds_d, nxt, damage = self._outcomes()
-        by_moment = self.by_moment
+        """Actions (per node, in O4's order) and their outcomes, as CSR arrays
+        (`kernels.flatten`)."""
+        table, by_moment = self.table, self.by_moment
+        source = np.empty(self.nodes, dtype=np.int64)
+        source[self.f4_ids] = self.numbers
+        source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
+        first, codes, nexts = [0], [], []
+        for moves in self.duels.values():
+            codes += [code for code, _ in moves]
+            nexts += [self.node_of(step, by_moment) for _, step in moves]
+            first.append(len(codes))
+        duels = kernels.Duels(*(np.array(v, dtype=np.int64) for v in (first, codes, nexts)))
+        found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
+        self.position = found.position
         unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices (`kernels.decide`)
         optimal = self.strategies[self.mover] == kernels.OPTIMAL
         self.graph = kernels.Graph(
-            self.mover, optimal, self.ended, self.exponent, unknown, act_start
+            self.mover, optimal, self.ended, self.exponent, unknown, found.act_start
         )
-        key = odds_a * 64 + odds_d  # odds a / 6**d, d < 64
+        self.br_lift = found.lift
+        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
+        node's numerators (over 6**exponent there) to its own node's."""
+        key = found.odds_a * 64 + found.odds_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
         projected = self.pnext[self.tactical][self.position[self.tactical] >= 0]
-        if (nxt < 0).any() or (projected < 0).any():
+        if (found.next < 0).any() or (projected < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         if (self.br_lift < 0).any():
             raise AssertionError("an outcome rolls more dice than its successes allow for")
         p = pr.floats(self.distinct)[self.br_odds]
-        self.branches = kernels.Outcomes(br_start, p, NO_WORDS, NO_RESIDUES, nxt, damage)
+        self.branches = kernels.Outcomes(
+            found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
+        )
         """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
-        # openings per relics used (a `kernels.RELICS` row): every joint roll, in order
+        self._openings(openings)
+
+    def _openings(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
+        """The openings per relics used (a `kernels.RELICS` row): every joint roll, in order,
+        with the node it starts at."""
+        by_moment = self.by_moment
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         self.used = used = sorted(openings)
         counts = np.zeros(kernels.RELICS + 1, dtype=np.int64)

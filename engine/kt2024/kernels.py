@@ -15,7 +15,7 @@ then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened 
   sequence, as floats and (exact mode) modulo enough primes to recover every numerator (a
   few of them a call where all at once would not fit the memory budget, `flat.Flat.lanes`).
 
-The loops read named records (`Graph`, `Outcomes`, `Openings`, `Values`, …: numba passes
+The loops read named records (`Graph`, `Outcomes`, `Openings`, `Moves`, …: numba passes
 NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
 
 Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
@@ -33,6 +33,7 @@ from numba import njit
 from .fighter import Strategy
 from .precision import Garner
 from .shoot import MAX_RELIC_IGNORES
+from .table import Moves
 
 Array = np.ndarray
 
@@ -119,6 +120,35 @@ class Bounds(NamedTuple):
     """Per (sequences left − 1, relics used, row), the cells where a sequence ends."""
     most: Array
     """Per (sequences left − 1, node), the most damage each fighter may still take."""
+
+
+class Duels(NamedTuple):
+    """F3's Duelist steps for `flatten` (CSR): per duel its first action, per action its
+    parry code (−1: no parry) and the node it leads to, for certain (a parry rolls no dice)."""
+
+    first: Array
+    code: Array
+    next: Array
+
+
+class Actions(NamedTuple):
+    """Every node's actions, in O4's order, and their outcomes (`flatten`)."""
+
+    act_start: Array
+    """The first action of each node (one more entry: the end)."""
+    position: Array
+    """Per node and action code, the action's index within its node (−1: none)."""
+    br_start: Array
+    """The first outcome of each action (one more entry: the end)."""
+    odds_a: Array
+    """Per outcome its odds a / 6**d: a …"""
+    odds_d: Array
+    """… and d."""
+    next: Array
+    damage: Array
+    lift: Array
+    """The exponent of 6 its odds' numerator is raised by to carry the next node's values
+    (over 6**exponent there) to its own node's."""
 
 
 class Openings(NamedTuple):
@@ -306,6 +336,68 @@ def closure(nexts: Array, seeds: Array, found: Array) -> None:
                 found[nxt] = True
                 stack[top] = nxt
                 top += 1
+
+
+@jit
+def flatten(source: Array, moves: Moves, index: Array, exponent: Array, duels: Duels) -> Actions:
+    """Every node's actions, in O4's order, and their outcomes as CSR arrays.
+
+    An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (per moment, code
+    and outcome slot), codes in order, slots with odds in order; an F3 node (`source` = −1 −
+    its index among the duels) takes its `duels` actions in the order they were listed.
+    Long because both kinds of node fill the same CSR arrays in one pass, in node order."""
+    nodes, slots = len(source), moves.odds_a.shape[2]
+    act_start = np.zeros(nodes + 1, np.int64)
+    position = np.full((nodes, 4), -1, np.int64)
+    br_start = np.zeros(4 * nodes + len(duels.code) + 1, np.int64)
+    most = 4 * slots * nodes + len(duels.next)
+    odds_a, odds_d, nxt = (
+        np.zeros(most, np.int64),
+        np.zeros(most, np.int64),
+        np.zeros(most, np.int64),
+    )
+    damage, lift = np.zeros(most, np.int64), np.zeros(most, np.int64)
+    actions = count = 0
+    for i in range(nodes):
+        act_start[i] = actions
+        n = source[i]
+        if n >= 0:
+            for code in range(4):
+                for slot in range(slots):
+                    if moves.odds_a[n, code, slot] <= 0:
+                        continue
+                    if position[i, code] < 0:
+                        position[i, code] = actions - act_start[i]
+                        br_start[actions] = count
+                        actions += 1
+                    odds_a[count] = moves.odds_a[n, code, slot]
+                    odds_d[count] = moves.odds_d[n, code, slot]
+                    nxt[count] = index[moves.next[n, code, slot]]
+                    damage[count] = moves.damage[n, code, slot]
+                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
+                    count += 1
+        else:
+            duel = -1 - n
+            for t in range(duels.first[duel], duels.first[duel + 1]):
+                if duels.code[t] >= 0:
+                    position[i, duels.code[t]] = actions - act_start[i]
+                br_start[actions] = count
+                actions += 1
+                odds_a[count], nxt[count] = 1, duels.next[t]  # odds 1 / 6**0, no damage
+                lift[count] = exponent[i] - exponent[nxt[count]]
+                count += 1
+    act_start[nodes] = actions
+    br_start[actions] = count
+    return Actions(
+        act_start,
+        position,
+        br_start[: actions + 1].copy(),
+        odds_a[:count].copy(),
+        odds_d[:count].copy(),
+        nxt[:count].copy(),
+        damage[:count].copy(),
+        lift[:count].copy(),
+    )
 
 
 @jit

@@ -96,17 +96,16 @@ class Sequence:
         wiseParry (§9.5); (NONE,) where it has none: it or its opponent holds no unresolved
         success, or no parry is useful (wiseParry names none)."""
         x, n = duel
-        columns, nexts = self.table.columns, self.table.moves.next
-        wise = int(columns["wise"][n])
-        if columns["mover"][n] != x or wise == NONE:
+        table = self.table
+        if table.mover[n] != x or table.wise[n] == NONE:
             return (NONE,)
         if self.strategies[x] == "OPTIMAL":
-            return tuple(code for code in PARRIES if nexts[n, code, 0] != NONE)
-        return (wise,)
+            return tuple(code for code in PARRIES if table.next[code][n] != NONE)
+        return (table.wise[n],)
 
     def parried(self, duel: Duel, code: int) -> Step:
         """The step after the Duelist parries with `code` (§9.4, no chance; NONE: no parry):
         the other's F3 after the first fighter's, then F4."""
         x, n = duel
-        after = int(self.table.moves.next[n, code, 0]) if code != NONE else n
+        after = self.table.next[code][n] if code != NONE else n
         return self.duel(1 - x if x == self.first else None, after)

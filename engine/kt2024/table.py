@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import prod
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -317,8 +317,9 @@ class Table:
     included. `moves` holds what every action (§9.8 O4's order of codes: CRIT strike, NORMAL
     strike, CRIT parry, NORMAL parry) does at every moment, outcome by outcome with its odds
     (slot 0 the projection of §9.6), `columns` what the moments are and what §9.5 asks about
-    a moment's mover, all as arrays over whole fights at once (`flat`); F3 reads the same
-    arrays one moment at a time (`sequence.Sequence.duel`).
+    a moment's mover, all as arrays over whole fights at once (`flat`).
+    The few lists (`mover`, `wise`, `has`, `next`) are F3's, which looks one moment up at a
+    time (`sequence.Sequence.duel`), made when first read.
     """
 
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
@@ -417,9 +418,9 @@ class Table:
     def turned(self, n: int, active: int) -> int:
         """The number of moment n's hands and flags with `active` to act, as F4 has it
         (`to_act`): F3 looks at one pair from either side."""
-        active = int(to_act(active, *self.columns["has"][n]))
+        active = int(to_act(active, *self.has[n]))
         mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
-        return int(np.searchsorted(self.keys, active * mover + int(self.keys[n]) % mover))
+        return self._index[active * mover + int(self.keys[n]) % mover]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -512,6 +513,31 @@ class Table:
             **rules,
         }
         """What the moments are and what §9.5 asks there, per moment."""
+
+    @cached_property
+    def _index(self) -> dict[int, int]:
+        """Moment numbers by key, for `turned` (one moment at a time)."""
+        return dict(zip(self.keys.tolist(), range(self.size), strict=True))
+
+    @cached_property
+    def mover(self) -> list[int]:
+        """Per moment, whose action it is (F3 asks one moment at a time)."""
+        return self.columns["mover"].tolist()
+
+    @cached_property
+    def wise(self) -> list[int]:
+        """Per moment, the mover's wiseParry (§9.5; NONE: no useful parry)."""
+        return self.columns["wise"].tolist()
+
+    @cached_property
+    def has(self) -> list[tuple[bool, bool]]:
+        """Per moment, whether each fighter holds an unresolved success."""
+        return [tuple(pair) for pair in self.columns["has"].tolist()]
+
+    @cached_property
+    def next(self) -> list[list[int]]:
+        """Per action code, the projected next moment of every moment (−1: not useful)."""
+        return [self.moves.next[:, code, 0].tolist() for code in range(4)]
 
     def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
         """What §9.5 asks about a moment, for mover X."""

@@ -510,6 +510,31 @@ def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Garner) 
     return 1
 
 
+@inline
+def _carry(
+    into: Values,
+    row: int,
+    cell: int,
+    odds: Outcomes | Openings,
+    o: int,
+    source: Values,
+    node: int,
+    moved: int,
+    first: int,
+    moduli: Moduli,
+) -> None:
+    """`solve`'s one step: into[row, cell] += the odds of outcome (or opening) o × the
+    values of `source` at (node, moved), from value `first` on (U, D: 1 skips U), in every
+    lane: as floats, modulo 2**64 and modulo each prime."""
+    primes, inverses = moduli.primes, moduli.inverses
+    for v in range(first, 2):
+        into.f[row, cell, v] += odds.p[o] * source.f[node, moved, v]
+        into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
+        for q in range(len(primes)):
+            term = mulmod(odds.res[o, q], source.res[node, moved, v, q], primes[q], inverses[q])
+            into.res[row, cell, v, q] = addmod(into.res[row, cell, v, q], term, primes[q])
+
+
 @jit
 def solve(
     graph: Graph,
@@ -542,10 +567,8 @@ def solve(
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     exponents, act_start = graph.exponent, graph.act_start
     reached, ends, most = bounds.reached, bounds.ends, bounds.most
-    br_start, br_p, br_word, br_res = branches.start, branches.p, branches.word, branches.res
-    br_next, br_dmg = branches.next, branches.damage
-    primes, inverses = exact.moduli.primes, exact.moduli.inverses
-    tolerance = exact.tolerance
+    br_start, br_next, br_dmg = branches.start, branches.next, branches.damage
+    primes, tolerance = exact.moduli.primes, exact.tolerance
     nodes, k, cells = len(mover), len(primes), height * width
     choices = np.zeros((rounds, nodes, cells), np.int8)
     # every value read is of a reached cell, written first at the same level: no zeroing
@@ -561,6 +584,8 @@ def solve(
         np.zeros((RELICS, cells, 2, k), np.int64),
     )
     cf, cw, cr = np.zeros((4, 2)), np.zeros((4, 2), np.uint64), np.zeros((4, 2, k), np.int64)
+    mod = exact.moduli
+    candidates = Values(cf.reshape((4, 1, 2)), cw.reshape((4, 1, 2)), cr.reshape((4, 1, 2, k)))
     diff = np.zeros(k, np.int64)
     zero = np.uint64(0)
     for level in range(rounds):  # sequences left − 1
@@ -590,6 +615,7 @@ def solve(
                         continue
                     tried = count if optimal[i] else 1
                     safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here
+                    lowest = 1 if safe else 0  # where safe, D alone
                     for c in range(tried):
                         j = first + (c if optimal[i] else heuristic[i, cell])
                         for v in range(2):
@@ -598,18 +624,11 @@ def solve(
                                 cr[c, v, q] = 0
                         for o in range(br_start[j], br_start[j + 1]):
                             nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
-                            for v in range(1 if safe else 0, 2):
-                                cf[c, v] += br_p[o] * f[nxt, moved, v]
-                                cw[c, v] += br_word[o] * w[nxt, moved, v]
-                                for q in range(k):
-                                    term = mulmod(
-                                        br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q]
-                                    )
-                                    cr[c, v, q] = addmod(cr[c, v, q], term, primes[q])
+                            _carry(candidates, c, 0, branches, o, values, nxt, moved, lowest, mod)
                     best = 0
                     for c in range(1, tried):
                         wins = False
-                        for v in range(1 if safe else 0, 2):  # safe: both U exactly 0
+                        for v in range(lowest, 2):  # safe: both U exactly 0
                             gap = (cf[c, v] - cf[best, v]) * sign
                             if abs(gap) > tolerance[v]:
                                 wins = gap > 0
@@ -649,8 +668,6 @@ def _rolled(
     """`solve`'s value of a sequence about to be rolled (F1, F2), per relics used and cell
     where the previous one ends (`ends`, `reach`'s rows of bits): its openings' values
     weighed by their odds, over 6**0."""
-    primes, inverses = moduli.primes, moduli.inverses
-    f, w, r = values.f, values.w, values.res
     for relics in range(RELICS):
         for a in range(height):
             for b in range(width):
@@ -665,16 +682,7 @@ def _rolled(
                         0, b - openings.curse_b[o]
                     )
                     node = openings.node[o]
-                    for v in range(2):
-                        starts.f[relics, cell, v] += openings.p[o] * f[node, moved, v]
-                        starts.w[relics, cell, v] += openings.word[o] * w[node, moved, v]
-                        for q in range(len(primes)):
-                            term = mulmod(
-                                openings.res[o, q], r[node, moved, v, q], primes[q], inverses[q]
-                            )
-                            starts.res[relics, cell, v, q] = addmod(
-                                starts.res[relics, cell, v, q], term, primes[q]
-                            )
+                    _carry(starts, relics, cell, openings, o, values, node, moved, 0, moduli)
 
 
 @inline

@@ -610,8 +610,12 @@ def solve(
                             r[i, cell, 1, q] = (a - b) * exact.res[exponent, q] % primes[q]
                         continue
                     if ended[i] >= 0:  # the next sequence's start (no successes: 6**0)
-                        f[i, cell], w[i, cell] = starts.f[ended[i], cell], starts.w[ended[i], cell]
-                        r[i, cell] = starts.res[ended[i], cell]
+                        relics = ended[i]
+                        for v in range(2):  # not slices: numba compiles those for seconds
+                            f[i, cell, v] = starts.f[relics, cell, v]
+                            w[i, cell, v] = starts.w[relics, cell, v]
+                            for q in range(k):
+                                r[i, cell, v, q] = starts.res[relics, cell, v, q]
                         continue
                     tried = count if optimal[i] else 1
                     safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here

@@ -25,7 +25,7 @@ the wrong type, or a profile of another operative are InputErrors naming the fie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
@@ -127,7 +127,14 @@ class UnknownRules:
         if not self.ignore:
             hint = f' (options.unknownRules: "{IGNORE}" computes without them)'
             raise InputError("INVALID_INPUT", field, message + hint)
-        self.ignored.extend(u for u in unknown if u not in self.ignored)
+        self.ignored.extend(unknown)  # listed once each by `ignored_by_roles`
+
+
+def ignored_by_roles(ignored: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """A request's `ignoredRules` under IGNORE from the rules each of its roles ignored: in
+    `ROLES` order, each rule once, where first met. `expand_rules` lists a request's so, and
+    a grid its cells' from the parts it validated alone (`service.grid`)."""
+    return tuple(dict.fromkeys(rule for role in ROLES for rule in ignored.get(role, ())))
 
 
 def _policy(envelope: Mapping[str, Any]) -> tuple[str, Any]:
@@ -234,14 +241,16 @@ def expand_rules(envelope: Any) -> tuple[Any, tuple[str, ...] | None]:
     expanded = dict(envelope)
     if options is not envelope.get("options"):
         expanded["options"] = options
-    rules = UnknownRules(policy)
+    ignored: dict[str, list[str]] = {}
     if referenced:
         from schema.catalog import catalog  # loaded when a request first names it
 
         cat = catalog(ruleset)
         for role in referenced:
+            rules = UnknownRules(policy)
             expanded[role] = _expand_role(cat, envelope[role], role, ROLES[role], rules)
-    return expanded, tuple(rules.ignored) if rules.ignore else None
+            ignored[role] = rules.ignored
+    return expanded, ignored_by_roles(ignored) if policy == IGNORE else None
 
 
 def with_ignored(answer: dict[str, Any], ignored: tuple[str, ...] | None) -> dict[str, Any]:

@@ -28,12 +28,12 @@ from pydantic import Field, StrictInt, ValidationError
 
 from engine import collector
 from engine.errors import InputError
-from engine.kt2024 import Shoot
 from engine.kt2024.canonical import fields_key, member_fields
 from schema import references
 from schema.answers.grid import GridSummary
 from schema.errors import every, from_validation_error, gathered
 from schema.fields import StrictModel
+from schema.kt2024 import shoot
 from schema.limits import grid_too_large
 from schema.report import ratio
 from service.cache import LRU
@@ -98,16 +98,18 @@ def indices(grid: GridRequest) -> list[Index]:
 
 
 def envelope(
-    attacker: Profile, defender: Profile, options: Profile, situation: Situation
+    attacker: Profile | None, defender: Profile | None, options: Profile, situation: Situation
 ) -> dict[str, Any]:
-    """One cell's kt2024 shoot envelope: the situation laid over the pair and the options."""
+    """One cell's kt2024 shoot envelope: the situation laid over the pair and the options.
+    A part of a cell (`_parts`) names one of the pair, and leaves the other out (None)."""
+    pair = {"attacker": attacker, "defender": defender}
     return {
         "ruleset": "kt2024",
         "mode": "shoot",
-        "attacker": {**attacker, **situation.attacker},
-        "defender": {**defender, **situation.defender},
+        **{role: {**profile, **getattr(situation, role)}
+           for role, profile in pair.items() if profile is not None},
         "options": {**options, **situation.options},
-    }
+    }  # fmt: skip
 
 
 def envelopes(grid: GridRequest) -> list[tuple[Index, dict[str, Any]]]:
@@ -142,7 +144,7 @@ def prepare_cells(grid: GridRequest) -> list[Job]:
     attacker profile met in every cell is reported once.
 
     A cell is its attacker, its defender and its options, each validated on its own (the
-    shoot request has no rule across them), so each attacker and each defender is validated
+    shoot request's `compose` says so), so each attacker and each defender is validated
     once per situation, not once per cell: a part is prepared as an envelope of that part
     and the options (`prepare_raw`, memoised on its bytes), and the cells are assembled from
     the parts, keyed from the parts' fields (`fields_key`) and memoised on the parts' bytes.
@@ -169,19 +171,18 @@ def _parts(grid: GridRequest) -> tuple[list[list[_Part]], list[list[_Part]]] | N
     """Every situation's attackers and defenders prepared, or None if any is refused."""
     attackers, defenders = [], []
     try:
-        for situation in grid.situations:
-            options = {**grid.options, **situation.options}
-            attackers.append([_part("attacker", {**profile, **situation.attacker}, options)
+        for s in grid.situations:
+            attackers.append([_part("attacker", envelope(profile, None, grid.options, s))
                               for profile in grid.attackers])  # fmt: skip
-            defenders.append([_part("defender", {**profile, **situation.defender}, options)
+            defenders.append([_part("defender", envelope(None, profile, grid.options, s))
                               for profile in grid.defenders])  # fmt: skip
     except InputError:
         return None
     return attackers, defenders
 
 
-def _part(role: str, profile: Profile, options: Profile) -> _Part:
-    raw = encode({"ruleset": "kt2024", "mode": "shoot", role: profile, "options": options})
+def _part(role: str, part: dict[str, Any]) -> _Part:
+    raw = encode(part)
     job = prepare_raw(raw)
     return _Part(raw, job, member_fields(getattr(job.scenario, role)))
 
@@ -191,18 +192,21 @@ _CELLS_LOCK = threading.Lock()  # grids are prepared in pool threads
 
 
 def _assemble(attacker: _Part, defender: _Part) -> Job:
-    """One cell's job from its parts: the attacker's scenario member and options, the
-    defender's member, the rules either ignored (attacker's first, as one request lists
-    them), keyed as one request would be; memoised on the parts' bytes."""
+    """One cell's job from its parts, as one request's: its scenario composed by the shoot
+    request (`shoot.compose`), its rules ignored listed as one request lists them
+    (`references.ignored_by_roles`), keyed from the parts' fields; memoised on the parts'
+    bytes."""
     memo = (attacker.raw, defender.raw)
     with _CELLS_LOCK:
         found = _CELLS.get(memo)
     if found is not None:
         return found
     a, d = attacker.job, defender.job
-    scenario = Shoot(a.scenario.attacker, d.scenario.defender, a.scenario.options)
+    scenario = shoot.compose(a.scenario, d.scenario)
     key = fields_key(attacker.fields, defender.fields, scenario.options)
-    ignored = None if a.ignored is None else tuple(dict.fromkeys((*a.ignored, *(d.ignored or ()))))
+    ignored = None  # REFUSE: the parts share the options, so both are None or neither
+    if a.ignored is not None and d.ignored is not None:
+        ignored = references.ignored_by_roles({"attacker": a.ignored, "defender": d.ignored})
     job = Job(a.mode, scenario, key, ignored)
     with _CELLS_LOCK:
         _CELLS.put(memo, job)

@@ -9,7 +9,7 @@ operation (`LAYER`, by `operationId`), so a generated client sees them:
   `service.validators`) takes `If-None-Match`, answers 200 with `ETag` and `Cache-Control`,
   and 304 Not Modified (no body, no cost) with the same validators;
 * a computation answered through the cache says `Cache-Status` (RFC 9211);
-* shoot and fight take `Prefer: return=minimal` and say `Preference-Applied`;
+* shoot, fight and team matchups take `Prefer: return=minimal` and say `Preference-Applied`;
 * `Vary` names the request headers that pick the representation.
 
 The keyed responses' `RateLimit`, `RateLimit-Policy` and the 429's `Retry-After` depend on
@@ -88,7 +88,7 @@ LAYER: dict[str, Layer] = {
     "fight": Layer(ANSWER, "Prefer", cache_status=True, prefer=True),
     "batch": Layer(ANSWER, bulk_cache_status=True),
     "grid": Layer(ANSWER, "Accept", cache_status=True),
-    "teamMatchup": Layer(ANSWER, "Accept", cache_status=True),
+    "teamMatchup": Layer(ANSWER, "Accept, Prefer", cache_status=True, prefer=True),
     "getCatalog": CATALOG,
     "listKillTeams": CATALOG,
     "listOperatives": CATALOG,

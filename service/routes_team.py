@@ -6,7 +6,9 @@ revision, the cells' canonical keys, the sides, situations and representation:
 any lookup. Otherwise the request is charged by its cells (`service.costs`: a shot 1, a fight
 `FIGHT`), they are answered in one bulk pass through the cache (as a grid's) within the
 request's time budget, and rendered as JSON, or as CSV on `Accept: text/csv`, with `ETag`,
-`Cache-Control` and `Cache-Status` (the body has no `cachedCells`: GraphQL's has).
+`Cache-Control` and `Cache-Status` (the body has no `cachedCells`: GraphQL's has). With
+`Prefer: return=minimal` the JSON cells leave out their `canonicalKey`, as `/v1/shoot` does
+(`Preference-Applied` says so; CSV has no keys to leave out).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from service.openapi_catalog import examples
 from service.validators import ANSWER_CACHE_CONTROL
 
 Admit = Callable[[Sequence[Job]], Awaitable[Response | None]]
+VARY = "Accept, Prefer"  # CSV or JSON; the JSON with or without its cells' canonicalKey
 T = TypeVar("T")
 
 
@@ -101,21 +104,24 @@ RENDERED = Rendered(32 * 1024 * 1024)
 async def team_matchup(request: Request) -> Response:
     plan = teams.parse(await json_body(request), request.app.state.settings.max_grid_cells)
     csv = "text/csv" in request.headers.get("accept", "")
+    minimal = not csv and validators.wants_minimal(request)
     tag = ""
 
     async def admit(jobs: Sequence[Job]) -> Response | None:
         nonlocal tag
         cells, rest = teams.identity(plan, jobs)
-        tag = validators.etag("team-matchup", cells, "csv" if csv else "json", rest)
+        media = "csv" if csv else "json"
+        compact = ("minimal",) if minimal else ()  # the full answer's tag as it always was
+        tag = validators.etag("team-matchup", cells, media, rest, *compact)
         matched = validators.matches(request, tag)
         if matched is not None:
-            return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
+            return validators.not_modified(matched, ANSWER_CACHE_CONTROL, VARY)
         await auth.charge(request.scope, costs.of_jobs(jobs))
         return None
 
     def render(results: list[Result]) -> bytes:
         def fresh() -> bytes:
-            answer = teams.answer(plan, results)
+            answer = teams.answer(plan, results, minimal=minimal)
             return teams.to_csv(answer).encode() if csv else orjson.dumps(answer)
 
         return RENDERED.get(tag, fresh)
@@ -123,10 +129,12 @@ async def team_matchup(request: Request) -> Response:
     answered = await run_team_matchup(computer(request), plan, admit, render)
     if isinstance(answered, Response):
         return answered
-    headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Accept")
+    headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, VARY)
     headers["cache-status"] = validators.cache_status(
         answered.tiers, redis=computer(request).cache.l2 is not None, bulk=True
     )
+    if minimal:
+        headers["preference-applied"] = "return=minimal"
     media = "text/csv" if csv else "application/json"
     return Response(answered.body, headers=headers, media_type=media)
 

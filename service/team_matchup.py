@@ -51,7 +51,7 @@ from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
 from schema.fields import StrictModel
 from schema.limits import team_matchup_too_large
-from schema.references import IGNORED
+from schema.references import IGNORED, with_ignored
 from service import grid as grids
 from service.cache import LRU
 from service.compute import Job, Result, encode, prepare_raw
@@ -266,11 +266,6 @@ def _values(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k.removesuffix("Exact") in VALUES}
 
 
-def _ignored(answer: Result) -> dict[str, Any]:
-    """`ignoredRules` of a cell computed under `unknownRules: "IGNORE"` (service.compute)."""
-    return {} if answer.ignored is None else {IGNORED: list(answer.ignored)}
-
-
 def _shot_numbers(output: dict[str, Any]) -> dict[str, Any]:
     members = {
         "expected_damage": output["expectedDamage"],
@@ -317,22 +312,25 @@ def numbers(answer: Result) -> dict[str, Any]:
     return found
 
 
-def shot_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+def _key(answer: Result, minimal: bool) -> dict[str, Any]:
+    """A cell's `canonicalKey`, left out of the minimal answer (`Prefer: return=minimal`)."""
+    return {} if minimal else {"canonicalKey": answer.key}
+
+
+def shot_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The ranged cells in profile, defender, situation order (the grid's)."""
     rows = []
     for (a, d, s), answer in zip(grids.indices(plan.grid()), answers, strict=True):
         profile = plan.shots[a]
-        rows.append(
-            {
-                "attacker": profile.operative_id,
-                "weaponProfile": profile.id,
-                "defender": plan.defenders[d].id,
-                "situation": s,
-                **numbers(answer),
-                "canonicalKey": answer.key,
-                **_ignored(answer),
-            }
-        )
+        row = {
+            "attacker": profile.operative_id,
+            "weaponProfile": profile.id,
+            "defender": plan.defenders[d].id,
+            "situation": s,
+            **numbers(answer),
+            **_key(answer, minimal),
+        }
+        rows.append(with_ignored(row, answer.ignored))
     return rows
 
 
@@ -356,21 +354,19 @@ def best_shots(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def fight_rows(plan: Plan, answers: list[Result]) -> list[dict[str, Any]]:
+def fight_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The melee cells: the attacker's damage and kill chance, and what it risks."""
     rows = []
     for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
-        rows.append(
-            {
-                "attacker": mine.operative_id,
-                "weaponProfile": mine.id,
-                "defender": theirs.operative_id,
-                "defenderWeaponProfile": theirs.id,
-                **numbers(answer),
-                "canonicalKey": answer.key,
-                **_ignored(answer),
-            }
-        )
+        row = {
+            "attacker": mine.operative_id,
+            "weaponProfile": mine.id,
+            "defender": theirs.operative_id,
+            "defenderWeaponProfile": theirs.id,
+            **numbers(answer),
+            **_key(answer, minimal),
+        }
+        rows.append(with_ignored(row, answer.ignored))
     return rows
 
 
@@ -396,13 +392,14 @@ def best_fights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
+def answer(plan: Plan, answers: list[Result], *, minimal: bool = False) -> dict[str, Any]:
     """The team matchup's JSON answer (`TeamMatchupAnswer`) from its cells' results, ranged
-    first, then melee. Whether the cache answered a cell is not in it (`Cache-Status` says
-    so, GraphQL's `cachedCells`): one input's body is the same bytes on every call."""
+    first, then melee; `minimal`, without the cells' `canonicalKey`. Whether the cache
+    answered a cell is not in it (`Cache-Status` says so, GraphQL's `cachedCells`): one
+    input's body is the same bytes on every call."""
     split = len(answers) - len(plan.fights)
     shots, fights = answers[:split], answers[split:]
-    rows = shot_rows(plan, shots)
+    rows = shot_rows(plan, shots, minimal)
     out: dict[str, Any] = {
         "catalogVersion": plan.catalog.version,
         "attackers": [op.id for op in plan.attackers],
@@ -412,7 +409,7 @@ def answer(plan: Plan, answers: list[Result]) -> dict[str, Any]:
         "best": best_shots(rows),
     }
     if plan.request.melee is not None:
-        melee = fight_rows(plan, fights)
+        melee = fight_rows(plan, fights, minimal)
         out["melee"] = {"cells": melee, "best": best_fights(melee)}
     return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schema import references
 from schema.fields import given
 from service import grid as grids
 from service.compute import Result
@@ -34,11 +35,11 @@ def envelope(of: Cell) -> dict[str, Any]:
 def row(of: Cell, answer: Result) -> dict[str, Any]:
     """A cell's ids, the grid's summary of its answer, its key and whether it was cached."""
     summary = grids.summary(answer.key, answer.output, ())
-    return {
+    row = {
         "weaponProfile": of[1],
         "defender": of[2],
         **{k: v for k, v in summary.items() if k != "damageAtLeast"},
         "canonicalKey": answer.key,
         "cached": answer.cached,
-        **({} if answer.ignored is None else {"ignoredRules": list(answer.ignored)}),
     }
+    return references.with_ignored(row, answer.ignored)

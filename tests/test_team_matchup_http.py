@@ -93,6 +93,33 @@ def test_if_none_match_is_a_304_without_any_work(server):
     assert stale.status_code == 200 and stale.content == answered.content
 
 
+def test_prefer_minimal_drops_the_cells_canonical_keys(server):
+    """As `/v1/shoot`: the answer without its cells' `canonicalKey` (ranged and melee), said
+    by `Preference-Applied`, its own ETag (a 304 to it), `Vary: Prefer`; CSV, which has no
+    keys, ignores it."""
+    full = post(server.url, MELEE)
+    minimal = post(server.url, MELEE, prefer="return=minimal")
+    assert minimal.status_code == 200
+    assert minimal.headers["preference-applied"] == "return=minimal"
+    assert "preference-applied" not in full.headers
+    assert "Prefer" in minimal.headers["vary"] and "Prefer" in full.headers["vary"]
+    expected = full.json()
+    for row in (*expected["cells"], *expected["melee"]["cells"]):
+        del row["canonicalKey"]
+    assert minimal.json() == expected
+    assert minimal.headers["etag"] != full.headers["etag"]  # another representation
+    again = post(
+        server.url, MELEE, prefer="return=minimal", **{"if-none-match": minimal.headers["etag"]}
+    )
+    assert again.status_code == 304 and again.headers["etag"] == minimal.headers["etag"]
+    assert post(server.url, MELEE, **{"if-none-match": minimal.headers["etag"]}).status_code == 200
+    csv, csv_minimal = (
+        post(server.url, MELEE, accept="text/csv", **h) for h in ({}, {"prefer": "return=minimal"})
+    )
+    assert "preference-applied" not in csv_minimal.headers
+    assert csv_minimal.content == csv.content and csv_minimal.headers["etag"] == csv.headers["etag"]
+
+
 def test_a_compressed_answer_revalidates(server):
     gzipped = httpx.post(server.url + PATH, json=MELEE, headers={"accept-encoding": "gzip"})
     assert gzipped.headers["content-encoding"] == "gzip"

@@ -13,8 +13,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from schema.answers.base import Omitted, Result
+from schema.catalog.model import WeaponType
 
-WeaponType = Literal["ranged", "melee"]
 EngineFields = Annotated[
     dict[str, int | bool | str],
     Field(

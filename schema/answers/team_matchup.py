@@ -5,6 +5,9 @@ A cell's numbers are rendered through `ShotNumbers` (the grid's `GridSummary` me
 `FightNumbers` once per canonical key (`service.team_matchup`), as the grid renders its cells'
 summaries; the ids around them say where the cell sits. A `...Exact` member (a "p/q" string)
 is present when the request asked for exact output, absent (never null) otherwise.
+
+A cell's `canonicalKey` is typed `str` and declared `Omitted`: GraphQL always serves it
+(`String!`), and a REST answer leaves it out under `Prefer: return=minimal`, as a shoot's.
 """
 
 from pydantic import Field
@@ -34,7 +37,7 @@ class TeamShotCell(ShotNumbers):
     weapon_profile: str = Field(description="its ranged weapon profile id")
     defender: str = Field(description="defending operative id")
     situation: int = Field(ge=0, description="index into the request's situations")
-    canonical_key: str = Field(description="the cell's cache key: that of the same /v1/shoot")
+    canonical_key: str = Omitted("the cell's cache key: that of the same /v1/shoot")
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
@@ -55,7 +58,7 @@ class TeamFightCell(FightNumbers):
     weapon_profile: str
     defender: str
     defender_weapon_profile: str
-    canonical_key: str = Field(description="the cell's cache key: that of the same /v1/fight")
+    canonical_key: str = Omitted("the cell's cache key: that of the same /v1/fight")
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 

@@ -24,7 +24,6 @@ from schema.catalog.model import (
     WeaponProfile,
 )
 from schema.catalog.provenance import Source, digest
-from schema.weapon_rules import parse_rules
 
 __all__ = [
     "Catalog",
@@ -58,17 +57,13 @@ def _kill_team(data: KillTeamData) -> KillTeam:
         weapons = []
         for w in op.weapons:
             profiles = tuple(
-                WeaponProfile(
+                WeaponProfile.of(
+                    p,
                     id=f"{op_id}.{w.id}" + (f".{p.id}" if len(w.profiles) > 1 else ""),
                     operative_id=op_id,
                     weapon=w.name,
                     profile=p.name,
-                    type=w.type,
-                    attacks=p.attacks,
-                    hit=p.hit,
-                    normal_damage=p.damage[0],
-                    critical_damage=p.damage[1],
-                    rules=parse_rules(p.rules),
+                    kind=w.type,
                 )
                 for p in w.profiles
             )

@@ -22,7 +22,8 @@ from pydantic import (
 )
 
 from schema.catalog import stats
-from schema.weapon_rules import parse_rules
+from schema.catalog.model import WeaponType
+from schema.weapon_rules import ParsedRules, parse_rules
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$")]
 Version = Annotated[str, StringConstraints(pattern=r"^\d{4}\.\d+(?:\.\d+)?$")]
@@ -58,9 +59,9 @@ class ProfileData(_Data):
     attacks: Count = Field(alias="ATK", ge=1, le=20)
     hit: Roll = Field(alias="HIT")
     damage: Damage = Field(alias="DMG")
-    rules: str = Field("", alias="WR")
+    wr: str = Field("", alias="WR")
 
-    @field_validator("rules")
+    @field_validator("wr")
     @classmethod
     def _rules_understood(cls, text: str) -> str:
         """A catalog profile must be fully understood, or the numbers built on it would lie."""
@@ -71,11 +72,24 @@ class ProfileData(_Data):
             raise ValueError(f"unknown weapon rules {list(parsed.unknown)}")
         return text
 
+    # the `stats.Statline` of the line, as an imported profile has it (`WeaponProfile.of`)
+    @property
+    def normal_damage(self) -> int:
+        return self.damage[0]
+
+    @property
+    def critical_damage(self) -> int:
+        return self.damage[1]
+
+    @property
+    def rules(self) -> ParsedRules:
+        return parse_rules(self.wr)
+
 
 class WeaponData(_Data):
     id: Slug
     name: str
-    type: Literal["ranged", "melee"]
+    type: WeaponType
     profiles: list[ProfileData] = Field(min_length=1)
 
     @model_validator(mode="after")

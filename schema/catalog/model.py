@@ -16,6 +16,8 @@ from schema.catalog import stats
 from schema.weapon_rules import ParsedRules
 
 WeaponType = Literal["ranged", "melee"]
+"""What a weapon profile is for: shooting, or a fight. Declared once: the data files, the
+importers and the catalog answers (`schema.answers.catalog`) take it from here."""
 
 # Defensive-rule fields that exist in one mode only (kt2024.md §2.1 defender, §2.2 fighter).
 _DEFENDER_ONLY = frozenset({"critSave", "indomitus"})
@@ -34,6 +36,22 @@ class WeaponProfile:
     normal_damage: int
     critical_damage: int
     rules: ParsedRules
+
+    @classmethod
+    def of(
+        cls,
+        line: stats.Statline,
+        *,
+        id: str,
+        operative_id: str,
+        weapon: str,
+        profile: str,
+        kind: WeaponType,
+    ) -> WeaponProfile:
+        """The profile of a statline, named and placed: the one builder of both loaders, the
+        bundled data files' (`files.ProfileData`) and the importers' (`ImportedProfile`)."""
+        return cls(id, operative_id, weapon, profile, kind, line.attacks, line.hit,
+                   line.normal_damage, line.critical_damage, line.rules)  # fmt: skip
 
     @property
     def name(self) -> str:

@@ -86,17 +86,13 @@ def _weapons(op_id: str, profiles: list[ImportedProfile]) -> tuple[Weapon, ...]:
         assert profile.type is not None
         weapon, part = _split_name(profile)
         grouped.setdefault((weapon, profile.type), []).append(
-            WeaponProfile(
+            WeaponProfile.of(
+                profile,
                 id=f"{op_id}.{profile_id}",
                 operative_id=op_id,
                 weapon=weapon,
                 profile=part,
-                type=profile.type,
-                attacks=profile.attacks,
-                hit=profile.hit,
-                normal_damage=profile.normal_damage,
-                critical_damage=profile.critical_damage,
-                rules=profile.rules,
+                kind=profile.type,
             )
         )
     return tuple(Weapon(name, kind, tuple(ps)) for (name, kind), ps in grouped.items())

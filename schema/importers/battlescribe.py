@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from schema.catalog.model import WeaponType
 from schema.importers.result import (
     UNRESOLVED_LINK,
     ImportedKillTeam,
@@ -34,7 +35,6 @@ from schema.importers.result import (
     ImportedProfile,
     ImportResult,
     Problem,
-    WeaponType,
     finish,
     read_profile,
     read_stats,

@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from schema.catalog.model import WeaponType
 from schema.importers.result import (
     ImportedKillTeam,
     ImportedOperative,
     ImportedProfile,
     ImportResult,
     Problem,
-    WeaponType,
     finish,
     read_profile,
     read_stats,

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from schema.catalog import stats
+from schema.catalog.model import WeaponType
 from schema.weapon_rules import ParsedRules, parse_rules
-
-WeaponType = Literal["ranged", "melee"]
 
 UNREADABLE_STATLINE = "UNREADABLE_STATLINE"
 UNKNOWN_RULE = "UNKNOWN_RULE"

@@ -66,6 +66,15 @@ def parse(body: Any) -> Shoot:
     return request.to_engine()
 
 
+def compose(attacking: Shoot, defending: Shoot) -> Shoot:
+    """`parse` of a body made of the attacker and options `attacking` was parsed from and the
+    defender `defending` was: a request validates each member on its own, with no rule
+    across them (Elite is the attacker's), so a grid validates each profile once per
+    situation and composes its cells (`service.grid`). A rule across members added to `parse`
+    must be checked here too."""
+    return Shoot(attacking.attacker, defending.defender, attacking.options)
+
+
 def render(result: ShootResult, exact: bool) -> dict[str, Any]:
     """§10 shoot output, by its answer model."""
     return Kt2024ShootResult.build(

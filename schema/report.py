@@ -9,8 +9,9 @@ renderer builds its answer through.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from math import gcd
 from typing import Any
 
 Number = Fraction | float
@@ -62,3 +63,21 @@ def distribution(dist: Mapping[Value, Number], exact: bool) -> list[dict[str, An
     return [
         {"value": value, "probability": float(p)} for value in ordered if (p := dist[value]) != 0
     ]
+
+
+def weighted(
+    values: Sequence[int], numerators: Sequence[int] | Sequence[float], den: int, exact: bool
+) -> list[dict[str, Any]]:
+    """`distribution` of ascending values whose probabilities, none zero, are `numerators`
+    over `den` (floats over 1 in float mode), as an engine computed them. An int divided by an
+    int is correctly rounded, the double `float(Fraction(n, den))` gives, and "p/q" in lowest
+    terms needs one gcd: no `Fraction` is built per value."""
+    if not exact:
+        return [{"value": v, "probability": p} for v, p in zip(values, numerators, strict=True)]
+    out = []
+    for value, n in zip(values, numerators, strict=True):
+        common = gcd(n, den)
+        out.append(
+            {"value": value, "probability": n / den, "exact": f"{n // common}/{den // common}"}
+        )
+    return out

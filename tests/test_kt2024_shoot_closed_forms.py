@@ -1,6 +1,6 @@
 """The closed forms of the shooting path against the die-by-die oracle, on small pools: the
 roll as one-die polynomials (`dice.roll_counts`) and the §7.1 allocation as the last step of a
-convex cost (`allocation.allocate`, `allocation.resolve_saves`)."""
+convex cost (`allocation.survivors`, looked up by `allocation.resolve_saves`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kt2024_oracle import best_allocation, just_a_scratch
 from kt2024_oracle import roll as oracle_roll
 
 from engine.kt2024 import dice as dice_module
-from engine.kt2024.allocation import allocate, resolve_saves
+from engine.kt2024.allocation import order, raw_damage, resolve_saves, survivors
 from engine.kt2024.dice import PER_DIE_MODES, at_most, roll_counts
 from engine.kt2024.scenario import Reroll
 
@@ -51,13 +51,9 @@ def test_at_most_counts_every_face_sequence(faces: int, dice: int) -> None:
         assert rows[n] == [sum(m <= b for m in most) for b in range(n + 1)]
 
 
-@settings(max_examples=200, deadline=None)
-@given(*rolls(12, sorted(PER_DIE_MODES)))
-def test_per_die_power_equals_the_general_sum(
+def per_die_power_equals_the_general_sum(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
-    """The one-power shortcut of the modes whose choice is per die against the general sum
-    over eligible and re-rolled dice, on pools beyond the oracle's reach."""
     fast = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
     modes = dice_module.PER_DIE_MODES
     try:
@@ -68,6 +64,26 @@ def test_per_die_power_equals_the_general_sum(
     assert fast.den == general.den
     for column, other in zip(fast[:5], general[:5], strict=True):
         assert column.tolist() == other.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(*rolls(12, sorted(PER_DIE_MODES)))
+def test_per_die_power_equals_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> None:
+    """The one-power shortcut of the modes whose choice is per die against the general sum
+    over eligible and re-rolled dice, on pools beyond the oracle's reach."""
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(13, 20), *rolls(0, sorted(PER_DIE_MODES))[1:4])
+def test_per_die_multinomials_equal_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll
+) -> None:
+    """Beyond one 64-bit word a slot the per-die power is read by the multinomial theorem
+    (`dice._power`): against the general sum's packed integers, up to the API's 20 dice."""
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, False)
 
 
 profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())
@@ -83,7 +99,8 @@ def test_allocation_equals_every_assignment_of_saves(
     """Evaluated over several cells at once, as an action does, each cell as the oracle's
     try-every-(a, b, d, e) allocation."""
     c, n, cs, ns = (np.array(column) for column in zip(*(h + s for h, s in cells), strict=True))
-    c_left, n_left, cost = allocate(c, n, cs, ns, *profile)
+    c_left, n_left = survivors(c, n, cs, ns, *order(*profile))
+    cost = raw_damage(c_left, n_left, profile)
     for i, ((ci, ni), (csi, nsi)) in enumerate(cells):
         assert (cost[i], c_left[i], n_left[i]) == best_allocation(ci, ni, csi, nsi, *profile)
 
@@ -95,7 +112,7 @@ def test_just_a_scratch_then_allocation_equal_the_oracle(
 ) -> None:
     cd, nd, durable = profile
     c, n, cs, ns = (np.array([v]) for v in hit + save)
-    got = resolve_saves((c, n), (cs, ns), profile, jas)
+    got = [grid.ravel() for grid in resolve_saves((c, n), (cs, ns), profile, jas)]
     c_star, n_star = just_a_scratch(jas, *hit, *save, cd, nd, durable)
     _, c_left, n_left = best_allocation(c_star, n_star, *save, cd, nd, durable)
     assert (int(got[0][0]), int(got[1][0])) == (c_left, n_left)

@@ -1,16 +1,30 @@
 """§7 R2–R3: Just a Scratch and the exact save allocation of §7.1, in closed form.
 
-The defender's best allocation depends only on (c*, n*, cs, ns) and the damage profile. It is
-evaluated only for the (attack, defence) outcome pairs that occur, as a few array operations
-over all of them at once: no table over every count is built, so a cold scenario pays for its
-own pairs only and nothing per damage profile is kept.
+The defender's best allocation depends only on (c*, n*, cs, ns) and on how the damage profile
+orders a crit against one and two normals (with Durable, which step it undoes): nine orders
+at most (`order`). So the closed form (`survivors`) is evaluated once, at import, for every
+count a shot can have and every order (`SURVIVORS`, about half a millisecond); an action looks
+up the outcome pairs that occur, a `take` per count, rather than a dozen array operations per
+pair.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .scenario import JustAScratch
+
+HITS_MOST = 20
+"""The most attack dice a shot rolls (§12), so the most hits, crits and normals together."""
+SAVES_MOST = 9
+"""The most defence dice (§12), so the most saves."""
+
+EVERY, UP_TO_PAIRS, SPARE_ONLY = range(3)
+"""The closed form's cases (see `survivors`): which steps of cancelling one more crit qualify."""
+NEVER = 3
+"""Durable's undo threshold when it does not apply: no step is ever 3 normals."""
 
 
 def durable_applies(durable: bool, critical_damage: int) -> bool:
@@ -18,17 +32,32 @@ def durable_applies(durable: bool, critical_damage: int) -> bool:
     return durable and critical_damage >= 4
 
 
-def allocate(
+def order(critical_damage: int, normal_damage: int, durable: bool) -> tuple[int, int]:
+    """What the allocation of a damage profile depends on: the case of the closed form, and
+    the fewest further normals through (1 or 2) that make Durable's last step not worth it
+    (ND · k > CD − 1; `NEVER` without Durable)."""
+    if 2 * normal_damage <= critical_damage:
+        case = EVERY
+    elif normal_damage <= critical_damage:
+        case = UP_TO_PAIRS
+    else:
+        case = SPARE_ONLY
+    undo = NEVER
+    if durable_applies(durable, critical_damage):
+        undo = next((k for k in (1, 2) if normal_damage * k > critical_damage - 1), NEVER)
+    return case, undo
+
+
+def survivors(
     crits: np.ndarray,
     normals: np.ndarray,
     crit_saves: np.ndarray,
     normal_saves: np.ndarray,
-    critical_damage: int,
-    normal_damage: int,
-    durable: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """§7.1 for every (c*, n*, cs, ns) given (broadcast together): surviving crits c′,
-    surviving normals n′ and the cost. Ties: fewest crits, then fewest normals.
+    case: int,
+    undo: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """§7.1 for every (c*, n*, cs, ns) given (broadcast together) under an `order`: the
+    surviving crits c′ and normals n′. Ties: fewest crits, then fewest normals.
 
     The defender cancels t crits, each with a crit save or a pair of normal saves; every save
     left over goes on normal hits, which can only lower the cost and the surviving normals.
@@ -41,25 +70,25 @@ def allocate(
     0 while saves are spare, then 1 while crit saves cancel crits, then 2 for pairs). The cost
     is convex in t, so the best t is the last one whose step still does not raise it (a step
     of 0 is taken: it leaves fewer crits). Which steps qualify depends only on how CD compares
-    with ND and 2·ND; Durable adds 1 to the step that cancels the last crit.
+    with ND and 2·ND (`case`); Durable adds 1 to the step that cancels the last crit, which
+    then no longer pays when its k reaches `undo`.
     """
     x = normals - crit_saves - normal_saves
     top = np.minimum(crits, crit_saves + normal_saves // 2)
-    if 2 * normal_damage <= critical_damage:  # every step qualifies
+    if case == EVERY:
         t = top
-    elif normal_damage <= critical_damage:  # steps of k ≤ 1: up to the first pair with k = 2
+    elif case == UP_TO_PAIRS:  # steps of k ≤ 1: up to the first pair with k = 2
         t = np.minimum(top, np.maximum(crit_saves, (crit_saves - x + 1) // 2))
     else:  # steps of k = 0 only: while normals still get through none more
         spare = np.where(x + crit_saves <= 0, (crit_saves - x) // 2, np.maximum(0, -x))
         t = np.minimum(top, spare)
     n_left = _normals_left(x, t, crit_saves)
-    if durable_applies(durable, critical_damage):
+    if undo != NEVER:
         last = (t == crits) & (crits >= 1)
         step = n_left - _normals_left(x, t - 1, crit_saves)
-        t = t - (last & (normal_damage * step > critical_damage - 1))
+        t = t - (last & (step >= undo))
         n_left = _normals_left(x, t, crit_saves)
-    c_left = crits - t
-    return c_left, n_left, raw_damage(c_left, n_left, (critical_damage, normal_damage, durable))
+    return crits - t, n_left
 
 
 def raw_damage(
@@ -73,8 +102,56 @@ def raw_damage(
 
 
 def _normals_left(x: np.ndarray, t: np.ndarray, crit_saves: np.ndarray) -> np.ndarray:
-    """Normal hits through when t crits are cancelled, crit saves first (see `allocate`)."""
+    """Normal hits through when t crits are cancelled, crit saves first (see `survivors`)."""
     return np.maximum(0, x + t + np.maximum(0, t - crit_saves))
+
+
+def _cells(most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (a, b) with a + b ≤ `most`, as two columns."""
+    a, b = np.indices((most + 1, most + 1))
+    inside = a + b <= most
+    return a[inside], b[inside]
+
+
+_HIT_C, _HIT_N = _cells(HITS_MOST)
+_SAVE_CS, _SAVE_NS = _cells(SAVES_MOST)
+_PAIRS = len(_HIT_C) * len(_SAVE_CS)
+HIT_CELL = np.full((HITS_MOST + 1,) * 2, _PAIRS)
+HIT_CELL[_HIT_C, _HIT_N] = np.arange(len(_HIT_C)) * len(_SAVE_CS)
+SAVE_CELL = np.full((SAVES_MOST + 1,) * 2, _PAIRS)
+SAVE_CELL[_SAVE_CS, _SAVE_NS] = np.arange(len(_SAVE_CS))
+"""A pair's cell is its hits' cell plus its saves' cell (`HIT_CELL[c, n] + SAVE_CELL[cs, ns]`),
+hit-major. Counts beyond the limits point past every table, so that they fail rather than
+read another pair's survivors."""
+
+
+class Survivors(NamedTuple):
+    """c′ and n′ of every pair cell under one order."""
+
+    crits: np.ndarray
+    normals: np.ndarray
+
+
+def _survivors_of(grid: tuple[np.ndarray, ...], case: int, undo: int) -> Survivors:
+    """One order's table, kept as int64, the dtype every later step works in."""
+    table = Survivors(*(v.astype(np.int64) for v in survivors(*grid, case, undo)))
+    for column in table:
+        column.flags.writeable = False
+    return table
+
+
+def _survivor_tables() -> dict[tuple[int, int], Survivors]:
+    """Every order's survivors over every pair cell; the counts in int16 (they are small, and
+    it roughly halves the cost of the import)."""
+    hits = (np.repeat(v, len(_SAVE_CS)).astype(np.int16) for v in (_HIT_C, _HIT_N))
+    saves = (np.tile(v, len(_HIT_C)).astype(np.int16) for v in (_SAVE_CS, _SAVE_NS))
+    grid = (*hits, *saves)
+    cases, undos = (EVERY, UP_TO_PAIRS, SPARE_ONLY), (1, 2, NEVER)
+    return {(case, undo): _survivors_of(grid, case, undo) for case in cases for undo in undos}
+
+
+SURVIVORS = _survivor_tables()
+"""Every order's survivors, built at import: shared by every action, never filled cold."""
 
 
 def resolve_saves(
@@ -83,22 +160,27 @@ def resolve_saves(
     profile: tuple[int, int, bool],
     jas: JustAScratch,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """R2 then R3 for every (c, n) `hits` against (cs, ns) `saves` (broadcast together),
-    `profile` being (criticalDamage, normalDamage, durable): the crits and normals that get
-    through, and their damage.
+    """R2 then R3 for every (c, n) of `hits` against every (cs, ns) of `saves`, `profile`
+    being (criticalDamage, normalDamage, durable): the crits and normals that get through,
+    and their damage, as grids (a row per hit outcome, a column per save outcome).
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
     (crits, normals), (crit_saves, normal_saves) = hits, saves
-    if jas == "NORMALS":
-        normals = np.maximum(normals - 1, 0)
-    elif jas == "CRITS":
-        k1 = allocate(np.maximum(crits - 1, 0), normals, crit_saves, normal_saves, *profile)[2]
-        k2 = allocate(crits, np.maximum(normals - 1, 0), crit_saves, normal_saves, *profile)[2]
-        both = (crits >= 1) & (normals >= 1)
+    table, save_cells = SURVIVORS[order(*profile)], SAVE_CELL[crit_saves, normal_saves]
+    if jas == "CRITS":
+        crit_cells = np.add.outer(HIT_CELL[np.maximum(crits - 1, 0), normals], save_cells)
+        normal_cells = np.add.outer(HIT_CELL[crits, np.maximum(normals - 1, 0)], save_cells)
+        k1 = raw_damage(table.crits[crit_cells], table.normals[crit_cells], profile)
+        k2 = raw_damage(table.crits[normal_cells], table.normals[normal_cells], profile)
+        both = ((crits >= 1) & (normals >= 1))[:, None]
         crit_first = profile[0] >= profile[1]
-        cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), crits >= 1)
-        normals = np.where(cancel_crit | (normals == 0), normals, normals - 1)
-        crits = np.where(cancel_crit, crits - 1, crits)
-    return allocate(crits, normals, crit_saves, normal_saves, *profile)
+        cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), (crits >= 1)[:, None])
+        cells = np.where(cancel_crit, crit_cells, normal_cells)
+    else:
+        if jas == "NORMALS":
+            normals = np.maximum(normals - 1, 0)
+        cells = np.add.outer(HIT_CELL[crits, normals], save_cells)
+    c_left, n_left = table.crits[cells], table.normals[cells]
+    return c_left, n_left, raw_damage(c_left, n_left, profile)

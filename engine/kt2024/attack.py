@@ -21,11 +21,16 @@ Retained = tuple[int, int, int]
 """(c, n, K): retained critical successes, retained normal successes, cursed dice."""
 
 
+Mask = np.ndarray | bool
+"""Where a step applies: a mask over the outcomes, or True for all of them."""
+
+
 class Pool(NamedTuple):
     """Counts between steps, one entry per rolled outcome (numpy arrays, or one scalar for
     all): crits, ROLLED normals, LOCKED normals, fails, Severe triggered. Every step is one
-    array pass over all outcomes: a condition of the spec is a mask, and `where` takes the
-    step where it holds."""
+    array pass over all outcomes: a condition of the spec is a mask, and a step moves one die
+    (or two) between counts where it holds, adding and subtracting the mask itself (True
+    counts 1), so an outcome where it does not hold keeps its counts untouched."""
 
     c: np.ndarray
     nr: np.ndarray
@@ -33,50 +38,41 @@ class Pool(NamedTuple):
     f: np.ndarray
     severe: np.ndarray | np.bool_
 
-    def where(self, mask: np.ndarray, other: Pool) -> Pool:
-        """`other` for the outcomes where `mask` holds, this pool elsewhere. A step leaves the
-        fields it does not change as the very same arrays, which need no pass."""
-        return Pool(
-            *(
-                mine if theirs is mine else np.where(mask, theirs, mine)
-                for mine, theirs in zip(self, other, strict=True)
-            )
-        )
+    def fail_to_normal(self, where: Mask) -> Pool:
+        return self._replace(f=self.f - where, nl=self.nl + where)
 
-    def fail_to_normal(self) -> Pool:
-        return self._replace(f=self.f - 1, nl=self.nl + 1)
+    def fail_to_crit(self, where: Mask) -> Pool:
+        return self._replace(f=self.f - where, c=self.c + where)
 
-    def fail_to_crit(self) -> Pool:
-        return self._replace(f=self.f - 1, c=self.c + 1)
+    def rolled_to_crit(self, where: Mask) -> Pool:
+        return self._replace(nr=self.nr - where, c=self.c + where)
 
-    def rolled_to_crit(self) -> Pool:
-        return self._replace(nr=self.nr - 1, c=self.c + 1)
-
-    def any_normal_to_crit(self) -> Pool:
+    def any_normal_to_crit(self, where: Mask) -> Pool:
         """Change-worded promotion: a LOCKED normal if there is one, else a ROLLED one."""
-        locked = self._replace(nl=self.nl - 1, c=self.c + 1)
-        return self.rolled_to_crit().where(self.nl >= 1, locked)
+        locked = where & (self.nl >= 1)
+        return self._replace(nl=self.nl - locked, nr=self.nr - (where ^ locked), c=self.c + where)
 
 
 def punishing(d: AttackDice, p: Pool, ob: bool) -> Pool:
     """A4: a crit lets one fail be retained as a normal (LOCKED); not while obscured."""
     if not d.punishing or ob:
         return p
-    return p.where((p.c >= 1) & (p.f >= 1), p.fail_to_normal())
+    return p.fail_to_normal((p.c >= 1) & (p.f >= 1))
 
 
 def purity_seal(d: AttackDice, p: Pool) -> Pool:
     """A5: two fails become one LOCKED normal (one discarded, the other retained)."""
     if not d.purity_seal:
         return p
-    return p.where(p.f >= 2, p._replace(f=p.f - 2, nl=p.nl + 1))
+    two = p.f >= 2
+    return p._replace(f=p.f - 2 * two, nl=p.nl + two)
 
 
 def close_assault(d: AttackDice, p: Pool) -> Pool:
     """A6: with ≥2 successes, one fail is retained as a normal."""
     if not d.close_assault:
         return p
-    return p.where((p.c + p.nr + p.nl >= 2) & (p.f >= 1), p.fail_to_normal())
+    return p.fail_to_normal((p.c + p.nr + p.nl >= 2) & (p.f >= 1))
 
 
 def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
@@ -91,8 +87,8 @@ def severe(d: AttackDice, p: Pool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
     if not d.severe:
         return p
-    promoted = p.any_normal_to_crit()._replace(severe=np.True_)
-    return p.where((p.c == 0) & (p.nr + p.nl >= 1), promoted)
+    promoted = (p.c == 0) & (p.nr + p.nl >= 1)
+    return p.any_normal_to_crit(promoted)._replace(severe=p.severe | promoted)
 
 
 def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
@@ -107,21 +103,22 @@ def rending(d: AttackDice, p: Pool, ob: bool) -> Pool:
     """A10: a crit promotes one ROLLED normal; not while obscured or after Severe."""
     if not d.rending or ob:
         return p
-    return p.where(~p.severe & (p.c >= 1) & (p.nr >= 1), p.rolled_to_crit())
+    return p.rolled_to_crit(~p.severe & (p.c >= 1) & (p.nr >= 1))
 
 
 def elite(d: AttackDice, p: Pool) -> Pool:
     """A11: Kasrkin elite — a fail → normal (moderate) or crit (extreme); else a normal → crit."""
     if not (d.elite_moderate or d.elite_extreme):
         return p
-    on_fail = p.fail_to_normal() if d.elite_moderate else p.fail_to_crit()
-    on_normal = p.where(p.nr + p.nl >= 1, p.any_normal_to_crit())
-    return on_normal.where(p.f >= 1, on_fail)
+    on_fail = p.f >= 1
+    on_normal = ~on_fail & (p.nr + p.nl >= 1)
+    p = p.fail_to_normal(on_fail) if d.elite_moderate else p.fail_to_crit(on_fail)
+    return p.any_normal_to_crit(on_normal)
 
 
 def obscured(p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
     """A12: under Obscured every crit is retained as a normal and one success is discarded."""
-    n = p.nr + p.nl
+    n = p.nr if isinstance(p.nl, int) and not p.nl else p.nr + p.nl  # no pass for no LOCKED
     return (np.zeros_like(p.c), np.maximum(0, n + p.c - 1)) if ob else (p.c, n)
 
 
@@ -137,7 +134,7 @@ def mystic_scry(d: AttackDice, p: Pool, ob: bool, devastating: int) -> Pool:
     """
     if not d.mystic_scry:
         return p
-    x, y = p.rolled_to_crit(), p.fail_to_normal()
+    x, y = p.rolled_to_crit(True), p.fail_to_normal(True)
 
     def raw(option: Pool) -> np.ndarray:
         c, n = finish(d, option, ob)
@@ -145,7 +142,7 @@ def mystic_scry(d: AttackDice, p: Pool, ob: bool, devastating: int) -> Pool:
 
     can_x, can_y = p.nr >= 1, p.f >= 1
     take_y = can_y & (~can_x | (raw(y) > raw(x)))
-    return p.where(can_x & ~take_y, x).where(take_y, y)
+    return p.rolled_to_crit(can_x & ~take_y).fail_to_normal(take_y)
 
 
 def auto_retained(d: AttackDice) -> tuple[int, int, int]:

@@ -38,32 +38,31 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
 
 
 class Pool(NamedTuple):
-    """Outcomes of one side as flat arrays. `columns` has three rows: the two counts this
-    side brings to the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its
-    own (one per crit with Devastating, one 1-damage instance per curse)."""
+    """Outcomes of one side as flat arrays. `columns` are the two counts this side brings to
+    the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its own (one per
+    crit with Devastating, one 1-damage instance per curse)."""
 
-    columns: np.ndarray
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray]
     weights: Weights
 
     def where(self, mask: np.ndarray) -> Pool:
-        return Pool(self.columns[:, mask], Weights(self.weights.num[mask], self.weights.den))
+        columns = tuple(column[mask] for column in self.columns)
+        return Pool(columns, Weights(self.weights.num[mask], self.weights.den))
 
 
 @lru_cache(maxsize=4096)
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     kept = retained_counts(d, ob, False, devastating)
-    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
-    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.crits * (devastating > 0)
-    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
+    extra = kept.crits if devastating else np.zeros_like(kept.crits)
+    return Pool((kept.crits, kept.normals, extra), pr.counted(kept.ways, kept.den, exact))
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
     kept = saves(d, dice, saturate, cursed)
-    columns = np.empty((3, len(kept.ways)), dtype=np.int64)
-    columns[0], columns[1], columns[2] = kept.crits, kept.normals, kept.cursed
+    columns = (kept.crits, kept.normals, kept.cursed)
     return Pool(columns, pr.counted(kept.ways, kept.den, exact))
 
 
@@ -142,37 +141,31 @@ class Through(NamedTuple):
     weights: Weights
 
 
-def pairs(hits: Pool, saves_pool: Pool) -> tuple[np.ndarray, np.ndarray]:
-    """Every (attack, defence) outcome pair's columns, flat and attack-major, so that every
-    later step is an operation on arrays of one shape (numpy broadcasting costs more than the
-    arithmetic on arrays this small)."""
-    (rows, attack), defence = hits.columns.shape, saves_pool.columns.shape[1]
-    tiled = np.empty((rows, attack, defence), dtype=np.int64)
-    tiled[...] = saves_pool.columns[:, None, :]
-    return hits.columns.repeat(defence, axis=1), tiled.reshape(rows, attack * defence)
-
-
 @lru_cache(maxsize=2048)
 def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     """Every group's pairs with what gets through the saves, and their weights.
 
-    Memoised like the per-damage-profile tables it replaces: the key holds the dice,
-    the damage profile and the defender, and an entry is a few arrays of the pairs that occur
-    (kilobytes; as many entries as `action` keeps, so a batch that fits one fits the other).
+    Each step works on the grid of (attack, defence) outcome pairs, a row per attack outcome:
+    `resolve_saves` makes the grids, and what one side adds on its own (R1, R7) is a column or
+    a row broadcast over them. Memoised like the per-damage-profile tables it replaces: the
+    key holds the dice, the damage profile and the defender, and an entry is a few arrays of
+    the pairs that occur (kilobytes; as many entries as `action` keeps, so a batch that fits
+    one fits the other).
     """
     d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
     profile = (cd, nd, d.durable)
     out = []
     for hits, saves_pool in groups(m, exact):
-        (c, n, extra), (cs, ns, k) = pairs(hits, saves_pool)
+        (c, n, extra), (cs, ns, k) = hits.columns, saves_pool.columns
         crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch)
         instances = None  # only Feel No Pain (R8) and the relics (R5) count them
         if d.feel_no_pain is not None or d.saintly_relics != "NONE":
-            instances = extra + k  # R1 Devastating and R7 curse, outside the saves
+            instances = np.add.outer(extra, k)  # R1 Devastating and R7 curse, outside the saves
             if cd > 0:
                 instances = instances + crits
             if nd > 0:
                 instances = instances + normals
+            instances = instances.ravel()
         relic_groups = ()
         if d.saintly_relics != "NONE":
             # R5: the first relic group is the higher-damage one, crits on a tie
@@ -180,15 +173,18 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
                            raw_damage(crits - 1, normals, profile) - hit_raw)  # fmt: skip
             ignore_normal = (normals if nd > 0 else np.zeros_like(normals),
                              raw_damage(crits, normals - 1, profile) - hit_raw)  # fmt: skip
-            relic_groups = (ignore_crit, ignore_normal)
+            first, second = (ignore_crit, ignore_normal)
             if cd < nd:
-                relic_groups = (ignore_normal, ignore_crit)
-        raw = hit_raw + extra * m.devastating if m.devastating else hit_raw  # R1
+                first, second = second, first
+            relic_groups = tuple(
+                (group.ravel(), change.ravel()) for group, change in (first, second)
+            )
+        raw = hit_raw + (extra * m.devastating)[:, None] if m.devastating else hit_raw  # R1
         if m.cursed:
             raw = raw + k  # R7: one damage a cursed defence die
         hw, sw = hits.weights, saves_pool.weights
         weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
-        out.append(Through(raw, instances, relic_groups, weights))
+        out.append(Through(raw.ravel(), instances, relic_groups, weights))
     return tuple(out)
 
 
@@ -196,12 +192,12 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
+    grids = through(m, exact)
+    if relic is None:
+        return (concatenate([Outcomes(g.raw, g.instances, g.weights) for g in grids]),)
     parts: list[list[Outcomes]] = [[], []]
-    for grid in through(m, exact):
+    for grid in grids:
         saved = Outcomes(grid.raw, grid.instances, grid.weights)
-        if relic is None:
-            parts[0].append(saved)
-            continue
         (first, first_change), (second, second_change) = grid.relic_groups
         miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
         parts[0].append(saved.scaled(miss.num[first + second], miss.den))
@@ -214,7 +210,7 @@ def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> t
                 (second_change, miss.num[first] - miss.num[first + second]),
             )
         )
-    return tuple(concatenate(p) for p in parts if p)
+    return concatenate(parts[0]), concatenate(parts[1])
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:

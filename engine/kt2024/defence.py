@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from .dice import Kept, roll_counts
@@ -31,21 +29,23 @@ def collected(a: Attacker, d: Defender, crits: int) -> int:
     return max(0, d.defence_dice - piercing(a, d, crits))
 
 
-@lru_cache(maxsize=4096)
 def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     """D3–D8: exact distribution of (cs, ns, K) from `dice` collected defence dice, as face
     sequences over one denominator, an entry per rolled outcome.
 
     Cover saves are part of the collected dice and LOCKED; the Indomitus save and FailsToNorms
     saves are LOCKED too, so NormsToCrits only promotes ROLLED normal saves. Each step is one
-    array operation over every rolled outcome.
+    array operation over every rolled outcome. Not memoised: its one caller,
+    `damage.defence_pool`, is, on the same fields.
     """
     cover_crits = 0 if saturate else min(d.cover_crit_saves, dice)
     cover = 0 if saturate else min(d.cover_saves, dice - cover_crits)
     success, critical = save_thresholds(d)
     rolled = roll_counts(dice - cover_crits - cover, success, critical, d.reroll, cursed)
-    crits, normals, fails = rolled.crits + cover_crits, rolled.normals, rolled.fails
-    locked = cover
+    crits, normals, fails = rolled.crits, rolled.normals, rolled.fails
+    if cover_crits:  # an array pass only where a count changes
+        crits = crits + cover_crits
+    locked: np.ndarray | int = cover
     if d.indomitus:  # D5a: a cursed die counts as a fail here
         two = fails >= 2
         fails, locked = fails - 2 * two, locked + two
@@ -54,4 +54,6 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     if d.norms_to_crits:  # D7
         promoted = np.minimum(d.norms_to_crits, normals)
         crits, normals = crits + promoted, normals - promoted
-    return rolled.kept(crits, normals + locked)
+    if not isinstance(locked, int) or locked:
+        normals = normals + locked
+    return rolled.kept(crits, normals)

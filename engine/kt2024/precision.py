@@ -3,7 +3,7 @@
 Float mode keeps float64 numerators over the denominator 1. Exact mode keeps Python-int
 numerators (numpy object arrays) over an integer denominator: every chance event of this
 ruleset has a power-of-6 denominator, so sums and products stay integers and no slow
-`Fraction` arithmetic happens on arrays. Only the final answer becomes `Fraction`s.
+`Fraction` arithmetic happens on arrays. Only the answer's scalars become `Fraction`s.
 
 Shooting's arrays are `Weights`. The fight writes the same exact form per chance: `Odds`
 (a, d), the numerator a over 6**d, the denominator kept as its exponent so that products add
@@ -104,25 +104,118 @@ def value(num: object, den: int, exact: bool) -> Fraction | float:
     return Fraction(int(num), den) if exact else float(num) / den
 
 
-def convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The distribution of a sum of two independent amounts (numerator arrays).
+class Packed(NamedTuple):
+    """Exact numerators (non-negative) as one integer, `size` bytes a slot, lowest first
+    (Kronecker substitution), their sum at most `bound`. The product of two is then one big-int
+    product, which CPython does far faster than numpy's len(x)·len(y) object products, as long
+    as the slots hold the product's bound; their sum is one addition. Numerators are unpacked
+    only where read (`head`, `lower`)."""
 
-    Exact numerators are non-negative Python ints, for which numpy's object convolution makes
-    len(x)·len(y) big-int products. Packing each array into one integer (Kronecker
-    substitution) turns it into a single big-int product, which CPython does far faster.
-    """
-    if x.dtype != object:
+    value: int
+    slots: int
+    size: int
+    bound: int
+
+
+Numerators = np.ndarray | Packed
+"""A distribution being combined: an array (floats, or exact ints that are not multiplied),
+or exact numerators packed."""
+
+
+def _size(bound: int) -> int:
+    """The bytes of a slot that holds any integer from 0 to `bound`."""
+    return (bound.bit_length() + 7) // 8
+
+
+def lift(num: np.ndarray, den: int, packed: bool) -> Numerators:
+    """Numerators over `den` as they are combined: packed (exact ones), or as they are."""
+    return Packed(_pack(num, _size(den)), len(num), _size(den), den) if packed else num
+
+
+def _widened(x: Packed, size: int) -> Packed:
+    """The same numerators in slots of `size` bytes (x's or more): numpy moves the bytes, no
+    numerator is unpacked."""
+    if size == x.size:
+        return x
+    raw = np.frombuffer(x.value.to_bytes(x.slots * x.size, "little"), dtype=np.uint8)
+    out = np.zeros((x.slots, size), dtype=np.uint8)
+    out[:, : x.size] = raw.reshape(x.slots, x.size)
+    return Packed(int.from_bytes(out.tobytes(), "little"), x.slots, size, x.bound)
+
+
+def times(x: Numerators, y: Numerators) -> Numerators:
+    """The distribution of a sum of two independent amounts."""
+    if not isinstance(x, Packed):
         return np.convolve(x, y)
-    width = (max(x.max(), 1).bit_length() + max(y.max(), 1).bit_length()) + min(
-        len(x), len(y)
-    ).bit_length()
-    size = (width + 7) // 8
-    product = _pack(x, size) * _pack(y, size)
-    raw = product.to_bytes(size * (len(x) + len(y) - 1), "little")
-    out = np.empty(len(x) + len(y) - 1, dtype=object)
-    slots = (raw[i : i + size] for i in range(0, len(raw), size))
-    out[:] = list(map(int.from_bytes, slots, repeat("little")))
+    size = _size(x.bound * y.bound)
+    product = _widened(x, size).value * _widened(y, size).value
+    return Packed(product, x.slots + y.slots - 1, size, x.bound * y.bound)
+
+
+def power(x: Numerators, n: int) -> Numerators:
+    """x times itself n times (n ≥ 1), by squaring: x⁴ as (x²)², where successive products
+    would make x³·x, a larger product."""
+    out = None
+    while True:
+        if n & 1:
+            out = x if out is None else times(out, x)
+        n >>= 1
+        if not n:
+            return out
+        x = times(x, x)
+
+
+def plus(x: Numerators, y: Numerators) -> Numerators:
+    """The sum of two weighted distributions (of different lengths)."""
+    if isinstance(x, Packed):
+        size = _size(x.bound + y.bound)
+        total = _widened(x, size).value + _widened(y, size).value
+        return Packed(total, max(x.slots, y.slots), size, x.bound + y.bound)
+    if len(x) < len(y):
+        x, y = y, x
+    out = x.copy()
+    out[: len(y)] += y
     return out
+
+
+def scaled(x: Numerators, k: int) -> Numerators:
+    """Every weight times `k`."""
+    if not isinstance(x, Packed):
+        return x * k
+    size = _size(x.bound * k)
+    return Packed(_widened(x, size).value * k, x.slots, size, x.bound * k)
+
+
+def cut(x: Numerators, count: int | None) -> Numerators:
+    """The amounts below `count` only (all of them for None)."""
+    if count is None:
+        return x
+    if not isinstance(x, Packed):
+        return x[:count]
+    low = x.value & ((1 << (8 * x.size * count)) - 1)
+    return Packed(low, min(x.slots, count), x.size, x.bound)
+
+
+def head(x: Numerators, count: int) -> list[int] | list[float]:
+    """The weights of the amounts below `count`, as Python numbers."""
+    if not isinstance(x, Packed):
+        return x[:count].tolist()
+    return _unpacked(cut(x, count))
+
+
+def lower(x: Numerators) -> np.ndarray:
+    """The numerator array: exact ones unpacked into Python ints."""
+    if not isinstance(x, Packed):
+        return x
+    out = np.empty(x.slots, dtype=object)
+    out[:] = _unpacked(x)
+    return out
+
+
+def _unpacked(x: Packed) -> list[int]:
+    raw = x.value.to_bytes(x.size * x.slots, "little")
+    slots = (raw[i : i + x.size] for i in range(0, len(raw), x.size))
+    return list(map(int.from_bytes, slots, repeat("little")))
 
 
 def _pack(values: np.ndarray, size: int) -> int:

@@ -1,14 +1,15 @@
 """§8 rounds and outputs: the shooting computation end to end.
 
 Rounds repeat the action with fresh dice. Saintly Relics ignore at most one instance per round
-and two per battle, so the rounds form a small Markov chain over relics used (0, 1, 2): each
-round convolves the damage so far with the action's damage for that state.
+and two per battle, MAX_RELIC_IGNORES: a round rolls relic dice until the second ignore, and
+summing the paths by how many ignores were used gives each round's total in closed form
+(`round_totals`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,76 +19,106 @@ from .precision import Weights
 from .scenario import Shoot
 
 MAX_RELIC_IGNORES = 2
+"""R5: instances Saintly Relics ignore in a battle (the fight's states count them;
+`round_totals`' closed form, its R² term, is written for two)."""
 
 
-@dataclass(frozen=True)
-class ShootResult:
-    """Probabilities as Fractions (exact) or floats; `damage` maps total damage to P > 0."""
+class ShootResult(NamedTuple):
+    """Probabilities as Fractions (exact) or floats. The damage distribution is kept as it was
+    computed, the totals with P > 0 (`support`, ascending) and their numerators over `den`
+    (floats over 1 in float mode): an answer renders "p/q" and floats from those integers, so no
+    `Fraction` is built per damage value unless `damage` is read. (A named tuple: as immutable
+    as a frozen dataclass, at a third of its construction's cost.)"""
 
-    damage: dict[int, Fraction | float]
+    exact: bool
+    support: list[int]
+    numerators: list[int] | list[float]
+    den: int
     expected_damage: Fraction | float
     kill_probability: Fraction | float
     kill_probability_by_round: list[Fraction | float]
 
+    @property
+    def damage(self) -> dict[int, Fraction | float]:
+        """Total damage to its probability (P > 0)."""
+        if not self.exact:
+            return dict(zip(self.support, self.numerators, strict=True))
+        den = self.den
+        return {v: Fraction(n, den) for v, n in zip(self.support, self.numerators, strict=True)}
 
-def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Sum of two distributions of different lengths."""
-    if len(x) < len(y):
-        x, y = y, x
-    out = x.copy()
-    out[: len(y)] += y
-    return out
+
+def _times(x: pr.Numerators, y: pr.Numerators, below: int | None) -> pr.Numerators:
+    """The product of two distributions, or, with `below`, its amounts below `below` only
+    (from theirs below it: nothing above changes a kill chance before the last round)."""
+    return pr.cut(pr.times(pr.cut(x, below), pr.cut(y, below)), below)
 
 
-def round_totals(s: Shoot) -> list[Weights]:
-    """The distribution of total damage after each round (index = damage).
+def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fraction | float:
+    """P(total ≥ wounds): exact, 1 less the amounts below wounds (all that a cut total
+    holds); in floats the tail's own sum, accurate however small it is."""
+    if exact:
+        return pr.value(den - sum(pr.head(total, wounds)), den, exact)
+    return pr.value(total[wounds:].sum(), den, exact)
 
-    Without relics every round adds the same action: totals are successive convolutions.
-    With relics the state is the number of ignores used so far (0, 1, 2): a round from a state
-    below 2 may use one ignore; from 2 it rolls no relic dice at all.
+
+def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
+    """The distribution of total damage after the last round (index = damage), and after each
+    round P(total ≥ wounds).
+
+    Without relics every round adds the same action: totals are its successive powers. With
+    relics (R5: one ignore a round at most, two a battle) a round is U (relic dice rolled,
+    nothing ignored) or R (one instance ignored) while fewer than two ignores are used, then S
+    (no relic dice). Summing the paths, the total after k rounds is
+
+        T_k = U^(k-1)·(U + k·R) + R²·Q_k,   Q_k = Σ_{m=0}^{k-2} (m+1)·U^m·S^(k-2-m):
+
+    no ignore, or one in any of k rounds, or the second in round m + 2 after the first in
+    one of m + 1 rounds. Q_1 = 0, Q_2 = 1 and Q_(k+1) = S·Q_k + k·U^(k-1): four products a
+    round (a chain over the ignores used makes five). Exact totals before the last round are
+    cut below wounds (`_times`), all that their kill chances read: only the last is whole, and
+    exact distributions stay packed (`precision.Packed`) from the action's to the last's.
     """
-    a, d, exact, rounds = s.attacker, s.defender, s.options.exact, s.options.rounds
+    a, d, exact, rounds, wounds = (s.attacker, s.defender, s.options.exact, s.options.rounds,
+                                   s.defender.wounds)  # fmt: skip
     spent = action(a, d, relics=False, exact=exact)[0]
+    packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
-        totals = [spent]
-        for _ in range(rounds - 1):
-            last = totals[-1]
-            totals.append(Weights(pr.convolve(last.num, spent.num), last.den * spent.den))
-        return totals
+        step = pr.lift(spent.num, spent.den, packed)
+        total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
+        for k in range(2, rounds + 1):
+            if k < rounds:
+                total = _times(total, step, wounds if packed else None)
+            else:  # whole: from the round before, or by squaring if that was cut
+                total = pr.power(step, rounds) if packed else pr.times(total, step)
+            kills.append(_at_least(total, wounds, spent.den**k, exact))
+        return Weights(pr.lower(total), spent.den**rounds), kills
     unused, used = action(a, d, relics=True, exact=exact)
     den = pr.common((spent, unused, used))
-    moves = {
-        0: ((0, unused.rescaled(den)), (1, used.rescaled(den))),
-        1: ((1, unused.rescaled(den)), (MAX_RELIC_IGNORES, used.rescaled(den))),
-        MAX_RELIC_IGNORES: ((MAX_RELIC_IGNORES, spent.rescaled(den)),),
-    }
-    states = {0: np.ones(1, dtype=object if exact else float)}
-    totals = []
-    for i in range(rounds):
-        after: dict[int, np.ndarray] = {}
-        for ignores, dist in states.items():
-            for target, step in moves[ignores]:
-                out = pr.convolve(dist, step)
-                after[target] = _add(after[target], out) if target in after else out
-        states = after
-        combined = pr.zeros(1, exact)
-        for dist in states.values():
-            combined = _add(combined, dist)
-        totals.append(Weights(combined, den ** (i + 1)))
-    return totals
+    u, r, no_relic = (pr.lift(w.rescaled(den), den, packed) for w in (unused, used, spent))
+    power, twice = pr.lift(np.ones(1, dtype=spent.num.dtype), 1, packed), None  # U^(k-1), Q_k
+    r2 = pr.times(r, r) if rounds > 1 else None
+    kills = []
+    for k in range(1, rounds + 1):
+        below = wounds if packed and k < rounds else None
+        total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
+        if twice is not None:
+            total = pr.plus(total, _times(r2, twice, below))
+        kills.append(_at_least(total, wounds, den**k, exact))
+        if k < rounds:
+            again = pr.scaled(power, k)
+            twice = again if twice is None else pr.plus(pr.times(no_relic, twice), again)
+            power = pr.times(power, u)
+    return Weights(pr.lower(total), den**rounds), kills
 
 
 def shoot(s: Shoot) -> ShootResult:
     """The exact (or float) answer to one shooting scenario (§8.4).
 
-    The totals are read once into Python numbers (`tolist`): float numerators are over 1, so
-    they are the probabilities themselves, and exact ones become Fractions only here."""
-    exact, wounds = s.options.exact, s.defender.wounds
-    totals = round_totals(s)
-    num, den = totals[-1].num, totals[-1].den
+    The final totals are read once into Python numbers (`tolist`): float numerators are over 1,
+    so they are the probabilities themselves."""
+    exact = s.options.exact
+    (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
-    support, final = at.tolist(), num[at].tolist()
-    dist = dict(zip(support, [Fraction(p, den) for p in final] if exact else final, strict=True))
-    expected = pr.value(np.dot(at, num[at]), den, exact)  # numpy's sums: the float bits of
-    by_round = [pr.value(w.num[wounds:].sum(), w.den, exact) for w in totals]  # every revision
-    return ShootResult(dist, expected, by_round[-1], by_round)
+    live = num[at]
+    expected = pr.value(np.dot(at, live), den, exact)  # numpy's: every revision's float bits
+    return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

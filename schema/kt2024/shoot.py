@@ -78,7 +78,7 @@ def compose(attacking: Shoot, defending: Shoot) -> Shoot:
 def render(result: ShootResult, exact: bool) -> dict[str, Any]:
     """§10 shoot output, by its answer model."""
     return Kt2024ShootResult.build(
-        damage_distribution=report.distribution(result.damage, exact),
+        damage_distribution=report.weighted(result.support, result.numerators, result.den, exact),
         **report.exact_members(
             exact,
             expected_damage=result.expected_damage,

@@ -230,7 +230,12 @@ class Flat:
             found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
         )
         """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
-        # openings per relics used (a `kernels.RELICS` row): every joint roll, in order
+        self._openings(openings)
+
+    def _openings(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
+        """The openings per relics used (a `kernels.RELICS` row): every joint roll, in order,
+        with the node it starts at."""
+        by_moment = self.by_moment
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         self.used = used = sorted(openings)
         counts = np.zeros(kernels.RELICS + 1, dtype=np.int64)
@@ -243,7 +248,7 @@ class Flat:
         ]
         self.openings = kernels.Openings(
             np.cumsum(counts),
-            roll_floats(self),
+            roll_odds(self),
             NO_WORDS,
             NO_RESIDUES,
             *(np.tile(curse[:, 0], len(used)) for curse in (curse_a, curse_b)),
@@ -329,15 +334,12 @@ def paired(
     return np.tile(product, (len(flat.used),) + (1,) * (product.ndim - 1))
 
 
-def roll_floats(flat: Flat) -> np.ndarray:
-    """The odds of every opening row of `flat` as floats."""
+def roll_odds(flat: Flat, primes: tuple[int, ...] | None = None) -> np.ndarray:
+    """The odds of every opening row of `flat` as floats, or modulo each of `primes`
+    (columns)."""
     mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
-    return paired(flat, pr.floats(mine), pr.floats(theirs))
-
-
-def roll_residues(flat: Flat, primes: tuple[int, ...]) -> np.ndarray:
-    """The odds of every opening row of `flat` modulo each prime (columns)."""
-    mine, theirs = ([odds for odds, *_ in rolls] for rolls in flat.sequence.openings)
+    if primes is None:
+        return paired(flat, pr.floats(mine), pr.floats(theirs))
     column = np.array(primes, dtype=np.int64)
     return paired(flat, pr.residues(mine, primes), pr.residues(theirs, primes), column)
 
@@ -456,7 +458,7 @@ def pushed(
         finals_f, finals_r = kernels.push(
             graph,
             branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
-            openings._replace(res=roll_residues(flat, primes)),
+            openings._replace(res=roll_odds(flat, primes)),
             choices,
             reached,
             flat.rounds,

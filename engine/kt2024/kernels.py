@@ -54,7 +54,8 @@ class Graph(NamedTuple):
     ended: Array
     """Where a sequence ends (its relics used, a `RELICS` row), or −1."""
     exponent: Array
-    """The exponent of 6 a node's values are numerators over within its sequence."""
+    """The exponent of 6 a node's values are numerators over within its sequence (0 where it
+    ends: no successes are left to roll for)."""
     heuristic: Array
     """The heuristic choices per (node, cell) (`decide`; empty before it ran)."""
     act_start: Array
@@ -276,7 +277,8 @@ def decide(
     carries per node and cell. Nodes are visited upwards, so every node's
     successors are known; only the cells of `region` (those `reach` finds at any level: the
     projection's outcome is one of the real ones, so the cells it moves to are reached too).
-    The decisions themselves are `tactical` and `weighed`; what is left is one loop nest."""
+    Long because what is left beside `tactical` and `weighed` is one loop nest: a cell's
+    choice and both plans read the same successors' plans in one pass, node by node."""
     nodes, cells = len(mover), height * width
     choices = np.zeros((nodes, cells), np.int8)
     plans = np.empty((2, nodes, cells), np.int16)  # read only where written: no zeroing
@@ -508,6 +510,31 @@ def exact_sign(word: np.uint64, residues: Array, primes: Array, garner: Garner) 
     return 1
 
 
+@inline
+def _carry(
+    into: Values,
+    row: int,
+    cell: int,
+    odds: Outcomes | Openings,
+    o: int,
+    source: Values,
+    node: int,
+    moved: int,
+    first: int,
+    moduli: Moduli,
+) -> None:
+    """`solve`'s one step: into[row, cell] += the odds of outcome (or opening) o × the
+    values of `source` at (node, moved), from value `first` on (U, D: 1 skips U), in every
+    lane: as floats, modulo 2**64 and modulo each prime."""
+    primes, inverses = moduli.primes, moduli.inverses
+    for v in range(first, 2):
+        into.f[row, cell, v] += odds.p[o] * source.f[node, moved, v]
+        into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
+        for q in range(len(primes)):
+            term = mulmod(odds.res[o, q], source.res[node, moved, v, q], primes[q], inverses[q])
+            into.res[row, cell, v, q] = addmod(into.res[row, cell, v, q], term, primes[q])
+
+
 @jit
 def solve(
     graph: Graph,
@@ -540,10 +567,8 @@ def solve(
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     exponents, act_start = graph.exponent, graph.act_start
     reached, ends, most = bounds.reached, bounds.ends, bounds.most
-    br_start, br_p, br_word, br_res = branches.start, branches.p, branches.word, branches.res
-    br_next, br_dmg = branches.next, branches.damage
-    primes, inverses = exact.moduli.primes, exact.moduli.inverses
-    tolerance = exact.tolerance
+    br_start, br_next, br_dmg = branches.start, branches.next, branches.damage
+    primes, tolerance = exact.moduli.primes, exact.tolerance
     nodes, k, cells = len(mover), len(primes), height * width
     choices = np.zeros((rounds, nodes, cells), np.int8)
     # every value read is of a reached cell, written first at the same level: no zeroing
@@ -559,6 +584,8 @@ def solve(
         np.zeros((RELICS, cells, 2, k), np.int64),
     )
     cf, cw, cr = np.zeros((4, 2)), np.zeros((4, 2), np.uint64), np.zeros((4, 2, k), np.int64)
+    mod = exact.moduli
+    candidates = Values(cf.reshape((4, 1, 2)), cw.reshape((4, 1, 2)), cr.reshape((4, 1, 2, k)))
     diff = np.zeros(k, np.int64)
     zero = np.uint64(0)
     for level in range(rounds):  # sequences left − 1
@@ -582,21 +609,17 @@ def solve(
                             r[i, cell, 0, q] = u * exact.res[exponent, q] % primes[q]
                             r[i, cell, 1, q] = (a - b) * exact.res[exponent, q] % primes[q]
                         continue
-                    if ended[i] >= 0:  # the next sequence, over this node's power of 6
+                    if ended[i] >= 0:  # the next sequence's start (no successes: 6**0)
                         relics = ended[i]
-                        for v in range(2):
+                        for v in range(2):  # not slices: numba compiles those for seconds
                             f[i, cell, v] = starts.f[relics, cell, v]
-                            w[i, cell, v] = starts.w[relics, cell, v] * exact.word[exponents[i]]
+                            w[i, cell, v] = starts.w[relics, cell, v]
                             for q in range(k):
-                                r[i, cell, v, q] = mulmod(
-                                    starts.res[relics, cell, v, q],
-                                    exact.res[exponents[i], q],
-                                    primes[q],
-                                    inverses[q],
-                                )
+                                r[i, cell, v, q] = starts.res[relics, cell, v, q]
                         continue
                     tried = count if optimal[i] else 1
                     safe = a > most[level, i, 0] and b > most[level, i, 1]  # U ≡ 0 here
+                    lowest = 1 if safe else 0  # where safe, D alone
                     for c in range(tried):
                         j = first + (c if optimal[i] else heuristic[i, cell])
                         for v in range(2):
@@ -605,18 +628,11 @@ def solve(
                                 cr[c, v, q] = 0
                         for o in range(br_start[j], br_start[j + 1]):
                             nxt, moved = br_next[o], hurt(a, b, width, x, br_dmg[o])
-                            for v in range(1 if safe else 0, 2):
-                                cf[c, v] += br_p[o] * f[nxt, moved, v]
-                                cw[c, v] += br_word[o] * w[nxt, moved, v]
-                                for q in range(k):
-                                    term = mulmod(
-                                        br_res[o, q], r[nxt, moved, v, q], primes[q], inverses[q]
-                                    )
-                                    cr[c, v, q] = addmod(cr[c, v, q], term, primes[q])
+                            _carry(candidates, c, 0, branches, o, values, nxt, moved, lowest, mod)
                     best = 0
                     for c in range(1, tried):
                         wins = False
-                        for v in range(1 if safe else 0, 2):  # safe: both U exactly 0
+                        for v in range(lowest, 2):  # safe: both U exactly 0
                             gap = (cf[c, v] - cf[best, v]) * sign
                             if abs(gap) > tolerance[v]:
                                 wins = gap > 0
@@ -656,8 +672,6 @@ def _rolled(
     """`solve`'s value of a sequence about to be rolled (F1, F2), per relics used and cell
     where the previous one ends (`ends`, `reach`'s rows of bits): its openings' values
     weighed by their odds, over 6**0."""
-    primes, inverses = moduli.primes, moduli.inverses
-    f, w, r = values.f, values.w, values.res
     for relics in range(RELICS):
         for a in range(height):
             for b in range(width):
@@ -672,16 +686,7 @@ def _rolled(
                         0, b - openings.curse_b[o]
                     )
                     node = openings.node[o]
-                    for v in range(2):
-                        starts.f[relics, cell, v] += openings.p[o] * f[node, moved, v]
-                        starts.w[relics, cell, v] += openings.word[o] * w[node, moved, v]
-                        for q in range(len(primes)):
-                            term = mulmod(
-                                openings.res[o, q], r[node, moved, v, q], primes[q], inverses[q]
-                            )
-                            starts.res[relics, cell, v, q] = addmod(
-                                starts.res[relics, cell, v, q], term, primes[q]
-                            )
+                    _carry(starts, relics, cell, openings, o, values, node, moved, 0, moduli)
 
 
 @inline

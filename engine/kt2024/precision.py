@@ -247,7 +247,12 @@ def unpack(packed: int, slots: int, words: int) -> np.ndarray:
 # ---- the fight's chances: a / 6**d, as floats, and modulo primes ------------------------
 
 Odds = tuple[int, int]
-"""(a, d): the probability a / 6**d."""
+"""(a, d): the probability a / 6**d, one chance in the exact form of `Weights` (a numerator
+over a power-of-6 denominator, kept as its exponent so that products add exponents). It is
+not a second representation: every fight chance is made from shooting's (`odds_of` of the
+same `Fraction`s, `sequence.opening` from `attack.retained`'s and `binomials`), and the
+fight's loops carry it in each precision's lanes: float mode `floats` (as `Weights` over 1),
+exact mode the numerators modulo primes (`residues`), recovered whole by `numerators`."""
 
 _POWERS = [6**k for k in range(400)]
 

@@ -16,7 +16,7 @@ import numpy as np
 from . import precision as pr
 from .damage import action
 from .precision import Weights
-from .scenario import Shoot
+from .scenario import Attacker, Defender, Shoot
 
 MAX_RELIC_IGNORES = 2
 """R5: instances Saintly Relics ignore in a battle (the fight's states count them;
@@ -61,6 +61,11 @@ def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fract
     return pr.value(total[wounds:].sum(), den, exact)
 
 
+def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
+    """One action's damage with no relic dice rolled (none live, or both ignores used)."""
+    return action(a, d, relics=False, exact=exact)[0]
+
+
 def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     """The distribution of total damage after the last round (index = damage), and after each
     round P(total ≥ wounds).
@@ -80,9 +85,9 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     """
     a, d, exact, rounds, wounds = (s.attacker, s.defender, s.options.exact, s.options.rounds,
                                    s.defender.wounds)  # fmt: skip
-    spent = action(a, d, relics=False, exact=exact)[0]
     packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
+        spent = _spent(a, d, exact)
         step = pr.lift(spent.num, spent.den, packed)
         total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
         for k in range(2, rounds + 1):
@@ -93,9 +98,11 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
             kills.append(_at_least(total, wounds, spent.den**k, exact))
         return Weights(pr.lower(total), spent.den**rounds), kills
     unused, used = action(a, d, relics=True, exact=exact)
-    den = pr.common((spent, unused, used))
-    u, r, no_relic = (pr.lift(w.rescaled(den), den, packed) for w in (unused, used, spent))
-    power, twice = pr.lift(np.ones(1, dtype=spent.num.dtype), 1, packed), None  # U^(k-1), Q_k
+    # S, a round after both ignores, is first rolled in the third round (Q_3 = S·Q_2 + …)
+    steps = (unused, used) if rounds < 3 else (unused, used, _spent(a, d, exact))
+    den = pr.common(steps)
+    u, r, *after_both = (pr.lift(w.rescaled(den), den, packed) for w in steps)
+    power, twice = pr.lift(np.ones(1, dtype=unused.num.dtype), 1, packed), None  # U^(k-1), Q_k
     r2 = pr.times(r, r) if rounds > 1 else None
     kills = []
     for k in range(1, rounds + 1):
@@ -106,7 +113,7 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
         kills.append(_at_least(total, wounds, den**k, exact))
         if k < rounds:
             again = pr.scaled(power, k)
-            twice = again if twice is None else pr.plus(pr.times(no_relic, twice), again)
+            twice = again if twice is None else pr.plus(pr.times(after_both[0], twice), again)
             power = pr.times(power, u)
     return Weights(pr.lower(total), den**rounds), kills
 

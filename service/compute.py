@@ -302,5 +302,10 @@ def result_body(result: Result, *, minimal: bool = False) -> dict[str, Any]:
     """An answer with the service's `canonicalKey` added, unless the client asked for the
     minimal answer. Whether it came from a cache is said by `Cache-Status`, not the body, so
     one input's body is the same bytes on every call."""
-    body = result.body()
-    return body if minimal else {**body, "canonicalKey": result.key}
+    return {**result.body(), **key_member(result, minimal)}
+
+
+def key_member(result: Result, minimal: bool) -> dict[str, str]:
+    """`canonicalKey` as a member of an answer (or of a team matchup's cell), left out of the
+    minimal answer (`Prefer: return=minimal`, `validators.wants_minimal`)."""
+    return {} if minimal else {"canonicalKey": result.key}

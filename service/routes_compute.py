@@ -51,7 +51,7 @@ def single(mode: str) -> Endpoint:
             [result.tier], redis=_redis(request), bulk=False
         )
         if minimal:
-            headers["preference-applied"] = "return=minimal"
+            headers["preference-applied"] = validators.MINIMAL
         return JSONResponse(result_body(result, minimal=minimal), headers=headers)
 
     endpoint.__name__ = mode

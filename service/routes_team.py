@@ -134,7 +134,7 @@ async def team_matchup(request: Request) -> Response:
         answered.tiers, redis=computer(request).cache.l2 is not None, bulk=True
     )
     if minimal:
-        headers["preference-applied"] = "return=minimal"
+        headers["preference-applied"] = validators.MINIMAL
     media = "text/csv" if csv else "application/json"
     return Response(answered.body, headers=headers, media_type=media)
 

@@ -54,7 +54,7 @@ from schema.limits import team_matchup_too_large
 from schema.references import IGNORED, with_ignored
 from service import grid as grids
 from service.cache import LRU
-from service.compute import Job, Result, encode, prepare_raw
+from service.compute import Job, Result, encode, key_member, prepare_raw
 
 Profile = dict[str, Any]
 Heuristic = Literal["MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY"]
@@ -312,11 +312,6 @@ def numbers(answer: Result) -> dict[str, Any]:
     return found
 
 
-def _key(answer: Result, minimal: bool) -> dict[str, Any]:
-    """A cell's `canonicalKey`, left out of the minimal answer (`Prefer: return=minimal`)."""
-    return {} if minimal else {"canonicalKey": answer.key}
-
-
 def shot_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The ranged cells in profile, defender, situation order (the grid's)."""
     rows = []
@@ -328,7 +323,7 @@ def shot_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[
             "defender": plan.defenders[d].id,
             "situation": s,
             **numbers(answer),
-            **_key(answer, minimal),
+            **key_member(answer, minimal),
         }
         rows.append(with_ignored(row, answer.ignored))
     return rows
@@ -364,7 +359,7 @@ def fight_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list
             "defender": theirs.operative_id,
             "defenderWeaponProfile": theirs.id,
             **numbers(answer),
-            **_key(answer, minimal),
+            **key_member(answer, minimal),
         }
         rows.append(with_ignored(row, answer.ignored))
     return rows

@@ -133,11 +133,16 @@ def cache_status(tiers: Sequence[Tier | None], *, redis: bool, bulk: bool) -> st
     return ", ".join(members)
 
 
+MINIMAL = "return=minimal"
+"""The preference (RFC 7240) for the answer without its `canonicalKey`, and what
+`Preference-Applied` says when it was honoured."""
+
+
 def wants_minimal(request: Request) -> bool:
     """`Prefer: return=minimal` (RFC 7240): the answer without its `canonicalKey` (half of a
     shoot answer); the ETag stands for the key."""
     return any(
-        part.strip().lower() == "return=minimal"
+        part.strip().lower() == MINIMAL
         for value in request.headers.getlist("prefer")
         for part in value.split(",")
     )

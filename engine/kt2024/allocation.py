@@ -14,12 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .scenario import JustAScratch
-
-HITS_MOST = 20
-"""The most attack dice a shot rolls (§12), so the most hits, crits and normals together."""
-SAVES_MOST = 9
-"""The most defence dice (§12), so the most saves."""
+from .scenario import MOST_ATTACKS, MOST_DEFENCE_DICE, JustAScratch
 
 EVERY, UP_TO_PAIRS, SPARE_ONLY = range(3)
 """The closed form's cases (see `survivors`): which steps of cancelling one more crit qualify."""
@@ -113,12 +108,12 @@ def _cells(most: int) -> tuple[np.ndarray, np.ndarray]:
     return a[inside], b[inside]
 
 
-_HIT_C, _HIT_N = _cells(HITS_MOST)
-_SAVE_CS, _SAVE_NS = _cells(SAVES_MOST)
+_HIT_C, _HIT_N = _cells(MOST_ATTACKS)
+_SAVE_CS, _SAVE_NS = _cells(MOST_DEFENCE_DICE)
 _PAIRS = len(_HIT_C) * len(_SAVE_CS)
-HIT_CELL = np.full((HITS_MOST + 1,) * 2, _PAIRS)
+HIT_CELL = np.full((MOST_ATTACKS + 1,) * 2, _PAIRS)
 HIT_CELL[_HIT_C, _HIT_N] = np.arange(len(_HIT_C)) * len(_SAVE_CS)
-SAVE_CELL = np.full((SAVES_MOST + 1,) * 2, _PAIRS)
+SAVE_CELL = np.full((MOST_DEFENCE_DICE + 1,) * 2, _PAIRS)
 SAVE_CELL[_SAVE_CS, _SAVE_NS] = np.arange(len(_SAVE_CS))
 """A pair's cell is its hits' cell plus its saves' cell (`HIT_CELL[c, n] + SAVE_CELL[cs, ns]`),
 hit-major. Counts beyond the limits point past every table, so that they fail rather than

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .precision import slot_words, unpack
-from .scenario import Reroll
+from .scenario import MOST_ATTACKS, Reroll
 
 FACES = 6
 CURSED_FACE = 3
@@ -201,12 +201,9 @@ def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
     return Simplex(*columns, den, (dice + 1) ** 2 * k_slots, words, (y * (dice + 1), y, z))
 
 
-SIMPLEX_DICE = 20
-"""Pools up to this size (the largest the API takes) find their outcomes built at import: an
-index table, the same for every roll of that size, rather than a memo a cold roll would fill."""
-_SIMPLICES = {
+_SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
     (dice, cursed, normals): simplex(dice, cursed, normals)
-    for dice in range(SIMPLEX_DICE + 1)
+    for dice in range(MOST_ATTACKS + 1)
     for cursed in (False, True)
     for normals in (False, True)
 }
@@ -233,7 +230,7 @@ def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[in
     return total
 
 
-_FACTORIALS = np.array([factorial(n) for n in range(SIMPLEX_DICE + 1)], dtype=object)
+_FACTORIALS = np.array([factorial(n) for n in range(MOST_ATTACKS + 1)], dtype=object)
 
 
 def _power(dice: int, outcomes: Simplex, die: tuple[int, int, int, int]) -> np.ndarray:
@@ -254,7 +251,7 @@ def _power(dice: int, outcomes: Simplex, die: tuple[int, int, int, int]) -> np.n
     counts = (outcomes.crits, outcomes.normals, outcomes.cursed, outcomes.fails)
     factorials = (
         _FACTORIALS
-        if dice <= SIMPLEX_DICE
+        if dice <= MOST_ATTACKS
         else np.array([factorial(n) for n in range(dice + 1)], dtype=object)
     )
     ways = factorials[dice] // np.prod([factorials[count] for count in counts], axis=0)

@@ -25,6 +25,13 @@ JustAScratch = Literal["NONE", "CRITS", "NORMALS"]
 SaintlyRelics = Literal["NONE", "ONE_D6", "TWO_D6"]
 
 
+MOST_ATTACKS = 20
+"""§12: the most attack dice a shot rolls, so the most hits (crits and normals together). The
+request layer refuses more, and the engine's tables built at import are sized to it."""
+MOST_DEFENCE_DICE = 9
+"""§12: the most defence dice, so the most saves."""
+
+
 @cache
 def camel(name: str) -> str:
     """'critical_damage' -> 'criticalDamage' (API member names)."""

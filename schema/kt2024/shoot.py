@@ -8,6 +8,7 @@ from pydantic import Field
 
 from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, shoot
 from engine.kt2024.canonical import shoot_key
+from engine.kt2024.scenario import MOST_ATTACKS, MOST_DEFENCE_DICE
 from schema import registry, report
 from schema.answers.kt2024 import Kt2024ShootResult
 from schema.fields import Count, RuleRange
@@ -17,14 +18,14 @@ from .common import RuleOptions, attack_dice_limits, check_elite
 
 AttackerModel = engine_model(
     Attacker,
-    attack_dice_limits(20)
+    attack_dice_limits(MOST_ATTACKS)
     | {"devastating": Count(10), "piercing": Count(9), "piercing_crits": Count(9)},
     "The shooting attacker: its weapon profile and ploys (§2.1).",
 )
 DefenderModel = engine_model(
     Defender,
     {
-        "defence_dice": Count(9),
+        "defence_dice": Count(MOST_DEFENCE_DICE),
         "save": RuleRange(2, 6),
         "wounds": Count(50, minimum=1),
         "crit_save": RuleRange(2, 6),

@@ -48,19 +48,22 @@ def test_at_most_counts_every_face_sequence(faces: int, dice: int) -> None:
     rows = at_most(faces, dice)
     for n in range(dice + 1):
         most = [max(Counter(seq).values(), default=0) for seq in product(range(faces), repeat=n)]
-        assert rows[n] == [sum(m <= b for m in most) for b in range(n + 1)]
+        assert rows[n].tolist() == [sum(m <= b for m in most) for b in range(dice + 1)]
 
 
 def per_die_power_equals_the_general_sum(
-    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool, shortcut: str = ""
 ) -> None:
+    """A shortcut of `roll_counts` (the per-die power, or with `shortcut` another set of modes
+    of `dice`) against the general sum, which it takes with the set emptied."""
+    shortcut = shortcut or "PER_DIE_MODES"
     fast = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
-    modes = dice_module.PER_DIE_MODES
+    modes = getattr(dice_module, shortcut)
     try:
-        dice_module.PER_DIE_MODES = frozenset()
+        setattr(dice_module, shortcut, type(modes)())
         general = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
     finally:
-        dice_module.PER_DIE_MODES = modes
+        setattr(dice_module, shortcut, modes)
     assert fast.den == general.den
     for column, other in zip(fast[:5], general[:5], strict=True):
         assert column.tolist() == other.tolist()
@@ -84,6 +87,16 @@ def test_per_die_multinomials_equal_the_general_sum(
     """Beyond one 64-bit word a slot the per-die power is read by the multinomial theorem
     (`dice._power`): against the general sum's packed integers, up to the API's 20 dice."""
     per_die_power_equals_the_general_sum(dice, success, critical, reroll, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(*rolls(20, sorted(dice_module.BALANCED_STAGES)))
+def test_balanced_horner_equals_the_general_sum(
+    dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
+) -> None:
+    """The Balanced stages' Horner's rule (`dice._balanced`) against the general sum over
+    eligible and re-rolled dice, up to the API's 20 dice."""
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed, "BALANCED_STAGES")
 
 
 profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())

@@ -30,6 +30,10 @@ NORMALS_MODES = frozenset({"CRIT_FISH"})
 PER_DIE_MODES = frozenset({"NONE", "RELENTLESS", "CRIT_FISH", "REROLL_ONES"})
 """Modes whose choice for a die depends on that die alone (how many it re-rolls is then a
 sum over the dice): the dice stay independent, and the roll is a power of one die's."""
+BALANCED_STAGES = {"BALANCED": 1, "DOUBLE_BALANCED": 2, "ONES_AND_BALANCED": 1}
+"""Modes that are a per-die stage (none, or every 1 for ONES_AND_BALANCED) then a Balanced
+stage re-rolling this many of the eligible fails left, as `rerolled_count` counts them: the
+roll is then one Horner's rule over the dice left over (`_balanced`)."""
 
 
 def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
@@ -75,30 +79,48 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
 
 
 @lru_cache(maxsize=256)
-def at_most(faces: int, dice: int) -> list[list[int]]:
-    """Row n = 0..dice, column b = 0..n: the face sequences of n dice over `faces` faces with
-    no face shown more than b times.
+def at_most(faces: int, dice: int) -> np.ndarray:
+    """Row n = 0..dice, column b = 0..dice: the face sequences of n dice over `faces` faces
+    with no face shown more than b times (faces**n from b = n on). Shared and read-only."""
+    return _at_most_by_faces(faces, dice)[faces]
 
-    Why one power per bound: such sequences number n! · [x**n] (Σ_{j≤b} x**j / j!)**faces.
-    Scaled by dice! the inner sum has integer coefficients dice!/j!, so its power (truncated
-    at x**dice) is a few products of one packed integer (Kronecker substitution), whose x**n
-    slot is (dice!)**faces / n! times the count.
+
+def _at_most_by_faces(faces: int, dice: int) -> list[np.ndarray]:
+    """`at_most` for every count of faces up to `faces`.
+
+    Why a pass over faces: adding a face shown by t of n dice multiplies the count of the
+    other n − t by C(n, t), so each bound's counts after one more face are one triangular
+    matrix of binomials times the counts before, every bound in one batched product. The
+    counts are at most faces**dice: int64 while that fits (every pool the API takes), Python
+    ints beyond.
     """
-    scale = factorial(dice)
-    width = faces * (scale.bit_length() + 2) + 1  # a slot holds (e · dice!)**faces
-    keep = (1 << (width * (dice + 1))) - 1
-    rows: list[list[int]] = [[] for _ in range(dice + 1)]
-    packed, term, divisor = 0, scale, scale**faces
-    for bound in range(dice + 1):
-        packed += term << (width * bound)  # the polynomial up to x**bound; term = dice!/bound!
-        term //= bound + 1
-        power = 1
-        for _ in range(faces):
-            power = power * packed & keep
-        for n in range(bound, dice + 1):
-            slot = (power >> (width * n)) & ((1 << width) - 1)
-            rows[n].append(slot * factorial(n) // divisor)
-    return rows
+    n = np.arange(dice + 1)
+    shown = n[:, None] - n[None, :]  # t = n − n′
+    big = faces**dice >= 2**63
+    binomials = np.array(
+        [[comb(a, b) for b in range(dice + 1)] for a in range(dice + 1)],
+        dtype=object if big else np.int64,
+    )
+    step = np.where(
+        (shown >= 0) & (shown <= n[:, None, None]),  # t ≤ bound, each bound along axis 0
+        binomials[n[:, None], np.maximum(shown, 0)],
+        0,
+    ).astype(binomials.dtype)
+    counts = np.zeros((dice + 1, dice + 1), dtype=step.dtype)  # [bound, n]
+    counts[:, 0] = 1
+    tables = []
+    for face in range(faces + 1):
+        if face:
+            counts = np.einsum("bnm,bm->bn", step, counts)
+        table = counts.T
+        table.flags.writeable = False
+        tables.append(table)
+    return tables
+
+
+_AT_MOST = _at_most_by_faces(FACES - 1, MOST_ATTACKS)
+"""Ceaseless's counts for every count of eligible fail faces (at most 5) and every pool the
+API takes, built at import (a few hundred microseconds): no memo for a cold roll to fill."""
 
 
 def fail_splits(reroll: Reroll, faces: int, fails: int, dice: int) -> list[tuple[int, int, int]]:
@@ -108,7 +130,8 @@ def fail_splits(reroll: Reroll, faces: int, fails: int, dice: int) -> list[tuple
     if reroll in ONES_MODES and faces:
         return [(o, 0, comb(fails, o) * (faces - 1) ** (fails - o)) for o in range(fails + 1)]
     if reroll in CEASELESS_MODES and fails:
-        ways = at_most(faces, dice)[fails]
+        table = _AT_MOST[faces] if faces < FACES and dice <= MOST_ATTACKS else at_most(faces, dice)
+        ways = table[fails, : fails + 1].tolist()
         return [(0, m, ways[m] - ways[m - 1]) for m in range(1, fails + 1) if ways[m] > ways[m - 1]]
     return [(0, 0, faces**fails)]
 
@@ -211,22 +234,38 @@ _SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold 
 
 def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[int, int]]) -> int:
     """Σ C(dice, f) · ways(f, m) · A**(dice − f) · U**m over f eligible dice and m re-rolled,
-    packed (see `roll_counts`): A's powers by shift-and-adds as f falls, then Horner's rule
-    in U."""
-    by_rerolled = [0] * (dice + 1)
-    power = 1  # A**(dice − f)
-    for f in range(dice, -1, -1):
-        weight = comb(dice, f) * power
+    packed (see `roll_counts`), by Horner's rule in A: each coefficient of A is a sum of a few
+    small multiples of U's powers, so the roll costs one shift-and-add a die and one a power
+    of U, linear in the roll's size."""
+    powers = [1]  # U**m
+    total = 0
+    for f in range(dice + 1):
+        total = _times(total, kept) if f else 0
+        weight = comb(dice, f)
         for m, w in by_eligible[f].items():
-            by_rerolled[m] += w * weight
-        if f:
-            power = _times(power, kept)
-    top = dice
-    while top and not by_rerolled[top]:
-        top -= 1
-    total = by_rerolled[top]
-    for m in range(top - 1, -1, -1):
-        total = _times(total, rerolled) + by_rerolled[m]
+            while len(powers) <= m:
+                powers.append(_times(powers[-1], rerolled))
+            total += weight * w * powers[m]
+    return total
+
+
+def _balanced(dice: int, kept: Die, left: int, rerolled: Die, extra: int) -> int:
+    """The packed roll of `dice` dice, each `kept` (its first-stage outcome: not eligible, or
+    re-rolled by the per-die stage) or an eligible fail left over (`left` faces), when a
+    Balanced stage then re-rolls min(g, `extra`) of the g dice left over.
+
+    Why Horner's rule in K = `kept`: the roll is Σ_g C(dice, g) · left**g · K**(dice − g) ·
+    6**(g − r) · U**r, r = min(g, extra) (each die left over but not re-rolled counted 6 times,
+    its unused second roll), so each coefficient of K is a small multiple of U**r and the sum
+    is one shift-and-add a die, linear in the roll's size (a power of K would be quadratic).
+    """
+    powers = [1]  # U**r
+    for _ in range(min(dice, extra)):
+        powers.append(_times(powers[-1], rerolled))
+    total = 1
+    for g in range(1, dice + 1):
+        r = min(g, extra)
+        total = _times(total, kept) + comb(dice, g) * left**g * FACES ** (g - r) * powers[r]
     return total
 
 
@@ -299,9 +338,17 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
         ways = _power(dice, outcomes, die)
     else:
         x, y, z = outcomes.shifts
-        by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
         kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
-        total = _pool_of_dice(dice, kept_die, ((x, uc), (y, un), (0, uf)), by_eligible)
+        rerolled_die: Die = ((x, uc), (y, un), (0, uf))
+        if reroll in BALANCED_STAGES:
+            ones = int(reroll in ONES_MODES and eligible > 0)  # a 1 is re-rolled in stage 1
+            if ones:
+                kept_die = ((x, FACES * pc + uc), (y, kept_normals + un), (z, FACES * pk), (0, uf))
+            extra = BALANCED_STAGES[reroll]
+            total = _balanced(dice, kept_die, eligible - ones, rerolled_die, extra)
+        else:
+            by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
+            total = _pool_of_dice(dice, kept_die, rerolled_die, by_eligible)
         ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
     return Rolled(
         outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, outcomes.den

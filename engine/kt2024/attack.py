@@ -187,14 +187,20 @@ def attack_dice(d: AttackDice) -> AttackDice:
     return AttackDice(**fields)
 
 
-@lru_cache(maxsize=4096)
-def retained_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
+def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
     """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
-    rolled outcome; `d` is already reduced by `attack_dice`, so the memo is keyed on the dice
-    fields alone."""
+    rolled outcome. Not memoised: `damage.attack_pool` is, on the same dice fields, so a cold
+    shot fills one memo for its attack, not two."""
     rolled = roll_counts(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
     c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating)
     return rolled.kept(c, n)
+
+
+@lru_cache(maxsize=4096)
+def retained_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
+    """`kept_counts` memoised, for `retained` (the fight's attacks); `d` is already reduced by
+    `attack_dice`, so the memo is keyed on the dice fields alone."""
+    return kept_counts(d, ob, cursed, devastating)
 
 
 def retained(

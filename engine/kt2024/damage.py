@@ -18,7 +18,7 @@ import numpy as np
 
 from . import precision as pr
 from .allocation import raw_damage, resolve_saves
-from .attack import attack_dice, retained_counts
+from .attack import attack_dice, kept_counts
 from .defence import collected, saves
 from .precision import Weights
 from .scenario import AttackDice, Attacker, Defender
@@ -53,8 +53,8 @@ class Pool(NamedTuple):
 @lru_cache(maxsize=4096)
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
-    kept = retained_counts(d, ob, False, devastating)
-    extra = kept.crits if devastating else np.zeros_like(kept.crits)
+    kept = kept_counts(d, ob, False, devastating)
+    extra = kept.crits if devastating else np.zeros(len(kept.crits), kept.crits.dtype)
     return Pool((kept.crits, kept.normals, extra), pr.counted(kept.ways, kept.den, exact))
 
 

@@ -12,7 +12,7 @@ depends on: (dice, success, critical, reroll, cursed).
 from __future__ import annotations
 
 from functools import lru_cache
-from math import comb, factorial
+from math import comb, factorial, gcd
 from typing import NamedTuple
 
 import numpy as np
@@ -162,8 +162,9 @@ def _times(packed: int, die: Die) -> int:
 
 class Rolled(NamedTuple):
     """The outcomes of a roll, as columns: crits, normals, fails (cursed dice included) and
-    cursed dice, and `ways`, the face sequences of each over `den` (int64 while 6**(2·dice)
-    fits, Python ints in an object array beyond). The columns are every count the dice allow
+    cursed dice, and `ways`, the face sequences of each over `den` (6**(2·dice), or less when
+    a factor common to every way is divided out; int64 while `den` fits, Python ints in an
+    object array beyond). The columns are every count the dice allow
     (`simplex`), shared and read-only: an outcome the faces cannot make has 0 ways."""
 
     crits: np.ndarray
@@ -270,40 +271,50 @@ def _balanced(dice: int, kept: Die, left: int, rerolled: Die, extra: int) -> int
 
 
 _FACTORIALS = np.array([factorial(n) for n in range(MOST_ATTACKS + 1)], dtype=object)
+_SMALL_FACTORIALS = _FACTORIALS.astype(np.int64)  # 20! < 2**63
 
 
-def _power(dice: int, outcomes: Simplex, die: tuple[int, int, int, int]) -> np.ndarray:
+def _power(dice: int, outcomes: Simplex, die: tuple[int, int, int, int]) -> tuple[np.ndarray, int]:
     """The coefficients of (crit·x + normal·y + cursed·z + fail)**dice over `outcomes`, `die`
-    being (crit, normal, cursed, fail): the ways of a roll whose dice are independent.
+    being (crit, normal, cursed, fail), and their denominator: the ways of a roll whose dice
+    are independent.
 
-    Why two ways to read one power: while a slot fits one 64-bit word (12 dice or fewer) the
-    packed integer's power and one unpacking are a few C calls; beyond, its squarings grow
-    quadratically and each slot becomes a Python int, and the multinomial theorem,
-    dice! / (c! n! k! f!) · crit**c · normal**n · cursed**k · fail**f, costs a few operations
-    on object arrays of the outcomes instead (20 dice: 56 µs rather than 220).
+    Why three ways to read one power: while a slot fits one 64-bit word (12 dice or fewer) the
+    packed integer's power and one unpacking are a few C calls. Beyond, its squarings grow
+    quadratically, and the multinomial theorem, dice! / (c! n! k! f!) · crit**c · normal**n ·
+    cursed**k · fail**f, costs a few operations on arrays of the outcomes instead: int64 ones
+    when the die's common factor g (6 when nothing is re-rolled) divides out of every way and
+    leaves a denominator 6**(2·dice) / g**dice below 2**53 (every count then an int64 that
+    floats read as exactly as the Python int before), else object arrays of Python ints (20
+    dice: 56 µs rather than 220 for the power).
     """
     if outcomes.words == 1:
         x, y, z = outcomes.shifts
         crit, normal, cursed, fail = die
         packed = (crit << x) + (normal << y) + (cursed << z) + fail
-        return unpack(packed**dice, outcomes.slots, 1).take(outcomes.slot)
+        return unpack(packed**dice, outcomes.slots, 1).take(outcomes.slot), outcomes.den
+    common, den = gcd(*die), outcomes.den
+    if dice <= MOST_ATTACKS and den // common**dice < 2**53:
+        die, den = tuple(base // common for base in die), den // common**dice
+        factorials = _SMALL_FACTORIALS
+    elif dice <= MOST_ATTACKS:
+        factorials = _FACTORIALS
+    else:
+        factorials = np.array([factorial(n) for n in range(dice + 1)], dtype=object)
     counts = (outcomes.crits, outcomes.normals, outcomes.cursed, outcomes.fails)
-    factorials = (
-        _FACTORIALS
-        if dice <= MOST_ATTACKS
-        else np.array([factorial(n) for n in range(dice + 1)], dtype=object)
-    )
     ways = factorials[dice] // np.prod([factorials[count] for count in counts], axis=0)
     for base, count in zip(die, counts, strict=True):
         if base != 1 and count.any():
-            ways = ways * np.array([base**e for e in range(dice + 1)], dtype=object)[count]
-    return ways
+            powers = np.array([base**e for e in range(dice + 1)], dtype=factorials.dtype)
+            ways = ways * powers[count]
+    return ways, den
 
 
 @lru_cache(maxsize=4096)
 def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> Rolled:
     """Exact distribution of (Cr, Nr, Fr, K) for `dice` rolled dice (§4), as face sequences
-    over one denominator (6**(2·dice): every die may be rolled twice).
+    over one denominator (6**(2·dice): every die may be rolled twice; see `_power` for when
+    it is less).
 
     With Curse of Rot each first-roll 3 is a cursed FAIL that is never re-rolled; the re-roll
     mode picks how many of the eligible dice are re-rolled; re-rolled dice are classified
@@ -335,8 +346,9 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
             FACES * pk,
             kept + rerolled * uf,
         )
-        ways = _power(dice, outcomes, die)
+        ways, den = _power(dice, outcomes, die)
     else:
+        den = outcomes.den
         x, y, z = outcomes.shifts
         kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
         rerolled_die: Die = ((x, uc), (y, un), (0, uf))
@@ -350,6 +362,4 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
             by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
             total = _pool_of_dice(dice, kept_die, rerolled_die, by_eligible)
         ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
-    return Rolled(
-        outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, outcomes.den
-    )
+    return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)

@@ -270,6 +270,35 @@ def _balanced(dice: int, kept: Die, left: int, rerolled: Die, extra: int) -> int
     return total
 
 
+def per_die(success: int, critical: int, reroll: Reroll, cursed: bool) -> tuple[int, int, int, int]:
+    """One die of a mode of PER_DIE_MODES as (crit, normal, cursed, fail) face sequences of its
+    two rolls, over 36: a die not re-rolled counts 6 times (its unused second roll), an
+    eligible die re-rolled counts its new faces (uncursed); `critical` ≥ `success`."""
+    pc, pn, pk, pf = face_classes(success, critical, cursed)
+    uc, un, _, uf = face_classes(success, critical, cursed=False)
+    normals_eligible = reroll in NORMALS_MODES
+    kept_normals = 0 if normals_eligible else FACES * pn
+    one = _rerolled(reroll, pf + pn if normals_eligible else pf, 1, 1)  # m -> ways
+    kept, rerolled = one.get(0, 0), one.get(1, 0)  # an eligible die's two fates
+    return (
+        FACES * pc + rerolled * uc,
+        kept_normals + rerolled * un,
+        FACES * pk,
+        kept + rerolled * uf,
+    )
+
+
+_DIES = {
+    (success, critical, reroll, cursed): per_die(success, critical, reroll, cursed)
+    for success in range(2, FACES + 1)
+    for critical in range(success, FACES + 1)
+    for reroll in PER_DIE_MODES
+    for cursed in (False, True)
+}
+"""Every per-die die the API's thresholds make, built at import (120 of them): a cold roll
+reads its die rather than classifying faces."""
+
+
 _FACTORIALS = np.array([factorial(n) for n in range(MOST_ATTACKS + 1)], dtype=object)
 _SMALL_FACTORIALS = _FACTORIALS.astype(np.int64)  # 20! < 2**63
 
@@ -301,7 +330,7 @@ def _power(dice: int, outcomes: Simplex, die: tuple[int, int, int, int]) -> tupl
         factorials = _FACTORIALS
     else:
         factorials = np.array([factorial(n) for n in range(dice + 1)], dtype=object)
-    counts = (outcomes.crits, outcomes.normals, outcomes.cursed, outcomes.fails)
+    counts = (outcomes.crits, outcomes.normals, outcomes.cursed, outcomes.fails - outcomes.cursed)
     ways = factorials[dice] // np.prod([factorials[count] for count in counts], axis=0)
     for base, count in zip(die, counts, strict=True):
         if base != 1 and count.any():
@@ -331,24 +360,19 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     one big-integer power, or beyond one word a slot its multinomial coefficients (`_power`).
     """
     critical = max(critical, success)
-    pc, pn, pk, pf = face_classes(success, critical, cursed)
-    uc, un, _, uf = face_classes(success, critical, cursed=False)
-    outcomes = _SIMPLICES.get((dice, cursed, un > 0)) or simplex(dice, cursed, un > 0)
-    normals_eligible = reroll in NORMALS_MODES
-    kept_normals = 0 if normals_eligible else FACES * pn
-    eligible = pf + pn if normals_eligible else pf
+    outcomes = _SIMPLICES.get((dice, cursed, critical > success)) or simplex(
+        dice, cursed, critical > success
+    )
     if reroll in PER_DIE_MODES:
-        one = _rerolled(reroll, eligible, 1, 1)  # one eligible die: m -> ways
-        kept, rerolled = one.get(0, 0), one.get(1, 0)  # an eligible die's two fates
-        die = (
-            FACES * pc + rerolled * uc,
-            kept_normals + rerolled * un,
-            FACES * pk,
-            kept + rerolled * uf,
-        )
-        ways, den = _power(dice, outcomes, die)
+        key = (success, critical, reroll, cursed)
+        ways, den = _power(dice, outcomes, _DIES.get(key) or per_die(*key))
     else:
         den = outcomes.den
+        pc, pn, pk, pf = face_classes(success, critical, cursed)
+        uc, un, _, uf = face_classes(success, critical, cursed=False)
+        normals_eligible = reroll in NORMALS_MODES
+        kept_normals = 0 if normals_eligible else FACES * pn
+        eligible = pf + pn if normals_eligible else pf
         x, y, z = outcomes.shifts
         kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
         rerolled_die: Die = ((x, uc), (y, un), (0, uf))

@@ -239,7 +239,7 @@ def _pool_of_dice(dice: int, kept: Die, rerolled: Die, by_eligible: list[dict[in
     small multiples of U's powers, so the roll costs one shift-and-add a die and one a power
     of U, linear in the roll's size."""
     powers = [1]  # U**m
-    for _ in range(max(max(ways) for ways in by_eligible)):
+    for _ in range(max(max(ways, default=0) for ways in by_eligible)):
         powers.append(_times(powers[-1], rerolled))
     total = 0
     for f in range(dice + 1):

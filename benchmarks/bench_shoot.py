@@ -87,7 +87,7 @@ def scenario(rng: random.Random) -> Shoot:
 
 
 MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts,
-         damage.attack_pool, damage.defence_pool, damage.through, damage.action,
+         damage.attack_pool, damage.defence_pool, damage.through, damage.action, damage.thinning,
          precision.powers, precision.binomials]  # fmt: skip
 
 

@@ -223,8 +223,20 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
     return out
 
 
+@lru_cache(maxsize=256)
+def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray]:
+    """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
+    r > k), and the shift of each column, top - r (a damage d reduced by r is bin d + top - r:
+    never negative). Memoised on small integers, not on the chance's `Fraction`."""
+    return pr.binomials(feel_no_pain_chance(threshold), top, exact), np.arange(top, -1, -1)
+
+
 def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
-    """R8–R9: the distribution of the action's damage (index = damage)."""
+    """R8–R9: the distribution of the action's damage (index = damage).
+
+    Pairs are first summed by (damage, instances), then each such cell is spread over every
+    reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
+    a zero changes no sum (floats keep their bits), so no mask is built."""
     if threshold is None:
         return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
@@ -232,12 +244,10 @@ def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
     grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, exact, size * (top + 1))
     cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
-    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
-    reduced = np.arange(top + 1)
-    valid = reduced[None, :] <= counts[:, None]
-    spread = grid[cells][:, None] * fnp.num[counts, :]
-    target = raws[:, None] - reduced[None, :]
-    out = accumulate(target[valid], spread[valid], exact, size)
+    fnp, shifts = thinning(threshold, top, exact)
+    spread = grid[cells, None] * fnp.num[counts]
+    target = raws[:, None] + shifts
+    out = accumulate(target.ravel(), spread.ravel(), exact, size + top)[top:]
     return Weights(out, o.weights.den * fnp.den)
 
 

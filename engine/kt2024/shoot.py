@@ -58,7 +58,7 @@ def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fract
     holds); in floats the tail's own sum, accurate however small it is."""
     if exact:
         return pr.value(den - sum(pr.head(total, wounds)), den, exact)
-    return pr.value(total[wounds:].sum(), den, exact)
+    return float(np.add.reduce(total[wounds:])) / den  # ndarray.sum's reduction, unwrapped
 
 
 def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
@@ -127,5 +127,5 @@ def shoot(s: Shoot) -> ShootResult:
     (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
     live = num[at]
-    expected = pr.value(np.dot(at, live), den, exact)  # numpy's: every revision's float bits
+    expected = pr.value(at.dot(live), den, exact)  # numpy's dot: every revision's float bits
     return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

@@ -10,6 +10,7 @@ binomial, one trial per damage instance. Nothing is tabulated per damage profile
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -84,7 +85,8 @@ class Outcomes(NamedTuple):
         )
 
 
-def concatenate(parts: list[Outcomes]) -> Outcomes:
+def concatenate(parts: Sequence[Outcomes | Through]) -> Outcomes | Through:
+    """The pairs of several parts as one, in order (a single part as it is)."""
     if len(parts) == 1:
         return parts[0]
     den = pr.common(p.weights for p in parts)
@@ -188,13 +190,15 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     return tuple(out)
 
 
-def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
+def outcomes(
+    a: Attacker, d: Defender, relic: Fraction | None, exact: bool
+) -> tuple[Outcomes | Through, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     grids = through(m, exact)
     if relic is None:
-        return (concatenate([Outcomes(g.raw, g.instances, g.weights) for g in grids]),)
+        return (concatenate(grids),)
     parts: list[list[Outcomes]] = [[], []]
     for grid in grids:
         saved = Outcomes(grid.raw, grid.instances, grid.weights)
@@ -217,7 +221,7 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
     """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
     index."""
     if not exact:
-        return np.bincount(index, weights=num, minlength=size)
+        return np.bincount(index, num, size)
     out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
     np.add.at(out, index, num)
     return out
@@ -231,7 +235,7 @@ def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray
     return pr.binomials(feel_no_pain_chance(threshold), top, exact), np.arange(top, -1, -1)
 
 
-def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
+def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
     """R8–R9: the distribution of the action's damage (index = damage).
 
     Pairs are first summed by (damage, instances), then each such cell is spread over every
@@ -256,5 +260,5 @@ def action(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights
     """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live."""
     relic = RELIC_IGNORE[d.saintly_relics] if relics and d.saintly_relics != "NONE" else None
     return tuple(
-        feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, relic, exact)
+        [feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, relic, exact)]
     )

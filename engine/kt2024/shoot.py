@@ -50,6 +50,8 @@ class ShootResult(NamedTuple):
 def _times(x: pr.Numerators, y: pr.Numerators, below: int | None) -> pr.Numerators:
     """The product of two distributions, or, with `below`, its amounts below `below` only
     (from theirs below it: nothing above changes a kill chance before the last round)."""
+    if below is None:
+        return pr.times(x, y)
     return pr.cut(pr.times(pr.cut(x, below), pr.cut(y, below)), below)
 
 

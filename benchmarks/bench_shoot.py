@@ -88,7 +88,7 @@ def scenario(rng: random.Random) -> Shoot:
 
 MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts,
          damage.attack_pool, damage.defence_pool, damage.through, damage.action, damage.thinning,
-         precision.powers, precision.binomials]  # fmt: skip
+         damage.relic_misses, precision.binomials]  # fmt: skip
 
 
 def clear() -> None:

@@ -22,10 +22,17 @@ from .allocation import raw_damage, resolve_saves
 from .attack import attack_dice, retained_counts
 from .defence import collected, saves
 from .precision import Weights
-from .scenario import AttackDice, Attacker, Defender
+from .scenario import AttackDice, Attacker, Defender, SaintlyRelics
 
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
+
+
+@lru_cache(maxsize=64)
+def relic_misses(relics: SaintlyRelics, top: int, exact: bool) -> Weights:
+    """R5: P(no relic try ignores any of h instances) for h = 0..top, over one denominator;
+    memoised on the rule's name, not on its chance's `Fraction` (do not modify)."""
+    return pr.powers(1 - RELIC_IGNORE[relics], top, exact)
 
 
 def feel_no_pain_faces(threshold: int) -> int:
@@ -191,27 +198,28 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
 
 
 def outcomes(
-    a: Attacker, d: Defender, relic: Fraction | None, exact: bool
+    a: Attacker, d: Defender, relics: SaintlyRelics | None, exact: bool
 ) -> tuple[Outcomes | Through, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     grids = through(m, exact)
-    if relic is None:
+    if relics is None:
         return (concatenate(grids),)
     parts: list[list[Outcomes]] = [[], []]
     for grid in grids:
-        saved = Outcomes(grid.raw, grid.instances, grid.weights)
         (first, first_change), (second, second_change) = grid.relic_groups
-        miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
-        parts[0].append(saved.scaled(miss.num[first + second], miss.den))
+        both = first + second
+        miss = relic_misses(relics, int(both.max(initial=0)), exact)
+        after_first, after_both = miss.num[first], miss.num[both]
+        # no try ignores: chance (1 - p)^instances, never zero, so no pair is dropped
+        num, den = grid.weights.num * after_both, grid.weights.den * miss.den
+        parts[0].append(Outcomes(grid.raw, grid.instances, Weights(num, den)))
         parts[1].extend(
-            Outcomes(saved.raw + change, saved.instances - 1, saved.weights).scaled(
-                factor, miss.den
-            )
+            Outcomes(grid.raw + change, grid.instances - 1, grid.weights).scaled(factor, miss.den)
             for change, factor in (
-                (first_change, miss.num[0] - miss.num[first]),
-                (second_change, miss.num[first] - miss.num[first + second]),
+                (first_change, miss.num[0] - after_first),
+                (second_change, after_first - after_both),
             )
         )
     return concatenate(parts[0]), concatenate(parts[1])
@@ -258,7 +266,7 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
 @lru_cache(maxsize=2048)
 def action(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights, ...]:
     """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live."""
-    relic = RELIC_IGNORE[d.saintly_relics] if relics and d.saintly_relics != "NONE" else None
+    live = d.saintly_relics if relics and d.saintly_relics != "NONE" else None
     return tuple(
-        [feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, relic, exact)]
+        [feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, live, exact)]
     )

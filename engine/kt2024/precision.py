@@ -73,9 +73,8 @@ def common(parts: Iterable[Weights]) -> int:
     return lcm(*(w.den for w in parts))
 
 
-@lru_cache(maxsize=256)
 def powers(base: Fraction, top: int, exact: bool) -> Weights:
-    """base**h for h = 0..top, over one denominator (memoised: do not modify)."""
+    """base**h for h = 0..top, over one denominator."""
     if not exact:
         return Weights(float(base) ** np.arange(top + 1), 1)
     num = np.empty(top + 1, dtype=object)

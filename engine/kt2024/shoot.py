@@ -65,7 +65,7 @@ def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fract
 
 def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
     """One action's damage with no relic dice rolled (none live, or both ignores used)."""
-    return action(a, d, relics=False, exact=exact)[0]
+    return action(a, d, False, exact)[0]
 
 
 def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
@@ -99,7 +99,7 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
                 total = pr.power(step, rounds) if packed else pr.times(total, step)
             kills.append(_at_least(total, wounds, spent.den**k, exact))
         return Weights(pr.lower(total), spent.den**rounds), kills
-    unused, used = action(a, d, relics=True, exact=exact)
+    unused, used = action(a, d, True, exact)
     # S, a round after both ignores, is first rolled in the third round (Q_3 = S·Q_2 + …)
     steps = (unused, used) if rounds < 3 else (unused, used, _spent(a, d, exact))
     den = pr.common(steps)
@@ -130,4 +130,5 @@ def shoot(s: Shoot) -> ShootResult:
     at = num.nonzero()[0]
     live = num[at]
     expected = pr.value(at.dot(live), den, exact)  # numpy's dot: every revision's float bits
-    return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)
+    answer = exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round
+    return ShootResult._make(answer)  # from the tuple, without the keyword-taking __new__

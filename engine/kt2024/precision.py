@@ -147,7 +147,9 @@ def times(x: Numerators, y: Numerators) -> Numerators:
     if not isinstance(x, Packed):
         return np.convolve(x, y)
     size = _size(x.bound * y.bound)
-    product = _widened(x, size).value * _widened(y, size).value
+    wide = _widened(x, size).value
+    # a square multiplies one int object by itself, which CPython squares (about 40 % faster)
+    product = wide * wide if y == x else wide * _widened(y, size).value
     return Packed(product, x.slots + y.slots - 1, size, x.bound * y.bound)
 
 

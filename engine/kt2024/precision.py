@@ -214,8 +214,10 @@ def lower(x: Numerators) -> np.ndarray:
 
 
 def _unpacked(x: Packed) -> list[int]:
+    """The numerators as Python ints: numpy cuts the bytes into slots (a `size`-byte void
+    each, read back as `bytes`), `map` reads each as an int, no frame a slot."""
     raw = x.value.to_bytes(x.size * x.slots, "little")
-    slots = (raw[i : i + x.size] for i in range(0, len(raw), x.size))
+    slots = np.frombuffer(raw, dtype=np.dtype((np.void, x.size))).tolist()
     return list(map(int.from_bytes, slots, repeat("little")))
 
 

@@ -130,5 +130,4 @@ def shoot(s: Shoot) -> ShootResult:
     at = num.nonzero()[0]
     live = num[at]
     expected = pr.value(at.dot(live), den, exact)  # numpy's dot: every revision's float bits
-    answer = exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round
-    return ShootResult._make(answer)  # from the tuple, without the keyword-taking __new__
+    return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

@@ -28,7 +28,7 @@ RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def relic_misses(relics: SaintlyRelics, top: int, exact: bool) -> Weights:
     """R5: P(no relic try ignores any of h instances) for h = 0..top, over one denominator;
     memoised on the rule's name, not on its chance's `Fraction` (do not modify)."""

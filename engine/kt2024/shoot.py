@@ -47,9 +47,12 @@ class ShootResult(NamedTuple):
         return {v: Fraction(n, den) for v, n in zip(self.support, self.numerators, strict=True)}
 
 
-def _times(x: pr.Numerators, y: pr.Numerators, below: int | None) -> pr.Numerators:
+def _times(x: pr.Numerators | None, y: pr.Numerators | None, below: int | None) -> pr.Numerators:
     """The product of two distributions, or, with `below`, its amounts below `below` only
-    (from theirs below it: nothing above changes a kill chance before the last round)."""
+    (from theirs below it: nothing above changes a kill chance before the last round). None
+    is the unit (a certain 0), which the product skips."""
+    if x is None or y is None:
+        return pr.cut(y if x is None else x, below)
     if below is None:
         return pr.times(x, y)
     return pr.cut(pr.times(pr.cut(x, below), pr.cut(y, below)), below)
@@ -104,19 +107,19 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     steps = (unused, used) if rounds < 3 else (unused, used, _spent(a, d, exact))
     den = pr.common(steps)
     u, r, *after_both = (pr.lift(w.rescaled(den), den, packed) for w in steps)
-    power, twice = pr.lift(np.ones(1, dtype=unused.num.dtype), 1, packed), None  # U^(k-1), Q_k
+    power = twice = None  # U^(k-1) and Q_k (from k = 2); None is the unit: U^0 and Q_2
     r2 = pr.times(r, r) if rounds > 1 else None
     kills = []
     for k in range(1, rounds + 1):
         below = wounds if packed and k < rounds else None
         total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
-        if twice is not None:
+        if k > 1:
             total = pr.plus(total, _times(r2, twice, below))
         kills.append(_at_least(total, wounds, den**k, exact))
         if k < rounds:
-            again = pr.scaled(power, k)
-            twice = again if twice is None else pr.plus(pr.times(after_both[0], twice), again)
-            power = pr.times(power, u)
+            if k > 1:
+                twice = pr.plus(_times(after_both[0], twice, None), pr.scaled(power, k))
+            power = _times(power, u, None)
     return Weights(pr.lower(total), den**rounds), kills
 
 

@@ -236,11 +236,14 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
 
 
 @lru_cache(maxsize=256)
-def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray]:
+def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray, np.ndarray]:
     """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
-    r > k), and the shift of each column, top - r (a damage d reduced by r is bin d + top - r:
-    never negative). Memoised on small integers, not on the chance's `Fraction`."""
-    return pr.binomials(feel_no_pain_chance(threshold), top, exact), np.arange(top, -1, -1)
+    r > k), its numerators as floats (exact ones are integers below 2**53: `pr.SAFE`), and the
+    shift of each column, top - r (a damage d reduced by r is bin d + top - r: never negative).
+    Memoised on small integers, not on the chance's `Fraction`."""
+    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
+    floats = fnp.num.astype(float) if exact else fnp.num
+    return fnp, floats, np.arange(top, -1, -1)
 
 
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
@@ -248,19 +251,24 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
 
     Pairs are first summed by (damage, instances), then each such cell is spread over every
     reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
-    a zero changes no sum (floats keep their bits), so no mask is built."""
+    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators
+    whose every sum and product stays within `pr.SAFE` (the denominator bounds them) are
+    computed as floats, which hold them exactly, and read back as the same ints."""
     if threshold is None:
         return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
-    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, exact, size * (top + 1))
+    fnp, floats, shifts = thinning(threshold, top, exact)
+    den = o.weights.den * fnp.den
+    ints = exact and den > pr.SAFE  # Python ints; otherwise float64 numbers
+    num = o.weights.num.astype(float) if exact and not ints else o.weights.num
+    grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
-    fnp, shifts = thinning(threshold, top, exact)
-    spread = grid[cells, None] * fnp.num[counts]
+    spread = grid[cells, None] * (fnp.num if ints else floats)[counts]
     target = raws[:, None] + shifts
-    out = accumulate(target.ravel(), spread.ravel(), exact, size + top)[top:]
-    return Weights(out, o.weights.den * fnp.den)
+    out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
+    return Weights(pr.integers(out) if exact and not ints else out, den)
 
 
 @lru_cache(maxsize=2048)

@@ -45,6 +45,16 @@ class Weights(NamedTuple):
         return self.num * (den // self.den) if den != self.den else self.num
 
 
+SAFE = 2**53
+"""Every integer from 0 to SAFE is a float64 exactly, and so is a sum or product of such
+integers that stays within it: exact numerators so bounded can be computed as floats."""
+
+
+def integers(x: np.ndarray) -> np.ndarray:
+    """Floats holding integers within `SAFE` as exact numerators (Python ints)."""
+    return x.astype(np.int64).astype(object)
+
+
 def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
     if exact:
         out = np.empty(size, dtype=object)

@@ -238,7 +238,7 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
 @lru_cache(maxsize=256)
 def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray, np.ndarray]:
     """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
-    r > k), its numerators as floats (exact ones are integers below 2**53: `pr.SAFE`), and the
+    r > k), its numerators as floats (exact ones read only while within `pr.SAFE`), and the
     shift of each column, top - r (a damage d reduced by r is bin d + top - r: never negative).
     Memoised on small integers, not on the chance's `Fraction`."""
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)

@@ -87,8 +87,8 @@ def scenario(rng: random.Random) -> Shoot:
 
 
 MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts,
-         damage.attack_pool, damage.defence_pool, damage.through, damage.action,
-         precision.powers, precision.binomials]  # fmt: skip
+         damage.attack_pool, damage.defence_pool, damage.through, damage.action, damage.thinning,
+         damage.relic_misses, precision.binomials]  # fmt: skip
 
 
 def clear() -> None:

@@ -10,6 +10,7 @@ binomial, one trial per damage instance. Nothing is tabulated per damage profile
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -21,10 +22,17 @@ from .allocation import raw_damage, resolve_saves
 from .attack import attack_dice, kept_counts
 from .defence import collected, saves
 from .precision import Weights
-from .scenario import AttackDice, Attacker, Defender
+from .scenario import AttackDice, Attacker, Defender, SaintlyRelics
 
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
+
+
+@lru_cache(maxsize=256)
+def relic_misses(relics: SaintlyRelics, top: int, exact: bool) -> Weights:
+    """R5: P(no relic try ignores any of h instances) for h = 0..top, over one denominator;
+    memoised on the rule's name, not on its chance's `Fraction` (do not modify)."""
+    return pr.powers(1 - RELIC_IGNORE[relics], top, exact)
 
 
 def feel_no_pain_faces(threshold: int) -> int:
@@ -84,7 +92,8 @@ class Outcomes(NamedTuple):
         )
 
 
-def concatenate(parts: list[Outcomes]) -> Outcomes:
+def concatenate(parts: Sequence[Outcomes | Through]) -> Outcomes | Through:
+    """The pairs of several parts as one, in order (a single part as it is)."""
     if len(parts) == 1:
         return parts[0]
     den = pr.common(p.weights for p in parts)
@@ -188,26 +197,29 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     return tuple(out)
 
 
-def outcomes(a: Attacker, d: Defender, relic: Fraction | None, exact: bool) -> tuple[Outcomes, ...]:
+def outcomes(
+    a: Attacker, d: Defender, relics: SaintlyRelics | None, exact: bool
+) -> tuple[Outcomes | Through, ...]:
     """R1–R7 for every outcome pair: `(all,)`, or `(no relic used, relic used)` with relics."""
     dice = collected(a, d, 0), collected(a, d, 1)
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     grids = through(m, exact)
-    if relic is None:
-        return (concatenate([Outcomes(g.raw, g.instances, g.weights) for g in grids]),)
+    if relics is None:
+        return (concatenate(grids),)
     parts: list[list[Outcomes]] = [[], []]
     for grid in grids:
-        saved = Outcomes(grid.raw, grid.instances, grid.weights)
         (first, first_change), (second, second_change) = grid.relic_groups
-        miss = pr.powers(1 - relic, int((first + second).max(initial=0)), exact)
-        parts[0].append(saved.scaled(miss.num[first + second], miss.den))
+        both = first + second
+        miss = relic_misses(relics, int(both.max(initial=0)), exact)
+        after_first, after_both = miss.num[first], miss.num[both]
+        # no try ignores: chance (1 - p)^instances, never zero, so no pair is dropped
+        num, den = grid.weights.num * after_both, grid.weights.den * miss.den
+        parts[0].append(Outcomes(grid.raw, grid.instances, Weights(num, den)))
         parts[1].extend(
-            Outcomes(saved.raw + change, saved.instances - 1, saved.weights).scaled(
-                factor, miss.den
-            )
+            Outcomes(grid.raw + change, grid.instances - 1, grid.weights).scaled(factor, miss.den)
             for change, factor in (
-                (first_change, miss.num[0] - miss.num[first]),
-                (second_change, miss.num[first] - miss.num[first + second]),
+                (first_change, miss.num[0] - after_first),
+                (second_change, after_first - after_both),
             )
         )
     return concatenate(parts[0]), concatenate(parts[1])
@@ -217,34 +229,52 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
     """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
     index."""
     if not exact:
-        return np.bincount(index, weights=num, minlength=size)
+        return np.bincount(index, num, size)
     out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
     np.add.at(out, index, num)
     return out
 
 
-def feel_no_pain(o: Outcomes, threshold: int | None, exact: bool) -> Weights:
-    """R8–R9: the distribution of the action's damage (index = damage)."""
+@lru_cache(maxsize=256)
+def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray, np.ndarray]:
+    """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
+    r > k), its numerators as floats (exact ones read only while within `pr.SAFE`), and the
+    shift of each column, top - r (a damage d reduced by r is bin d + top - r: never negative).
+    Memoised on small integers, not on the chance's `Fraction`."""
+    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
+    floats = fnp.num.astype(float) if exact else fnp.num
+    return fnp, floats, np.arange(top, -1, -1)
+
+
+def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
+    """R8–R9: the distribution of the action's damage (index = damage).
+
+    Pairs are first summed by (damage, instances), then each such cell is spread over every
+    reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
+    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators
+    whose every sum and product stays within `pr.SAFE` (the denominator bounds them) are
+    computed as floats, which hold them exactly, and read back as the same ints."""
     if threshold is None:
         return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
-    grid = accumulate(o.raw * (top + 1) + o.instances, o.weights.num, exact, size * (top + 1))
+    fnp, floats, shifts = thinning(threshold, top, exact)
+    den = o.weights.den * fnp.den
+    ints = exact and den > pr.SAFE  # Python ints; otherwise float64 numbers
+    num = o.weights.num.astype(float) if exact and not ints else o.weights.num
+    grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
-    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
-    reduced = np.arange(top + 1)
-    valid = reduced[None, :] <= counts[:, None]
-    spread = grid[cells][:, None] * fnp.num[counts, :]
-    target = raws[:, None] - reduced[None, :]
-    out = accumulate(target[valid], spread[valid], exact, size)
-    return Weights(out, o.weights.den * fnp.den)
+    spread = grid[cells, None] * (fnp.num if ints else floats)[counts]
+    target = raws[:, None] + shifts
+    out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
+    return Weights(pr.integers(out) if exact and not ints else out, den)
 
 
 @lru_cache(maxsize=2048)
 def action(a: Attacker, d: Defender, relics: bool, exact: bool) -> tuple[Weights, ...]:
     """Damage of one action: `(dist,)`, or `(no relic used, relic used)` when relics are live."""
-    relic = RELIC_IGNORE[d.saintly_relics] if relics and d.saintly_relics != "NONE" else None
+    live = d.saintly_relics if relics and d.saintly_relics != "NONE" else None
     return tuple(
-        feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, relic, exact)
+        [feel_no_pain(o, d.feel_no_pain, exact).reduced() for o in outcomes(a, d, live, exact)]
     )

@@ -47,9 +47,14 @@ class ShootResult(NamedTuple):
         return {v: Fraction(n, den) for v, n in zip(self.support, self.numerators, strict=True)}
 
 
-def _times(x: pr.Numerators, y: pr.Numerators, below: int | None) -> pr.Numerators:
+def _times(x: pr.Numerators | None, y: pr.Numerators | None, below: int | None) -> pr.Numerators:
     """The product of two distributions, or, with `below`, its amounts below `below` only
-    (from theirs below it: nothing above changes a kill chance before the last round)."""
+    (from theirs below it: nothing above changes a kill chance before the last round). None
+    is the unit (a certain 0), which the product skips."""
+    if x is None or y is None:
+        return pr.cut(y if x is None else x, below)
+    if below is None:
+        return pr.times(x, y)
     return pr.cut(pr.times(pr.cut(x, below), pr.cut(y, below)), below)
 
 
@@ -58,12 +63,12 @@ def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fract
     holds); in floats the tail's own sum, accurate however small it is."""
     if exact:
         return pr.value(den - sum(pr.head(total, wounds)), den, exact)
-    return pr.value(total[wounds:].sum(), den, exact)
+    return float(np.add.reduce(total[wounds:])) / den  # ndarray.sum's reduction, unwrapped
 
 
 def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
     """One action's damage with no relic dice rolled (none live, or both ignores used)."""
-    return action(a, d, relics=False, exact=exact)[0]
+    return action(a, d, False, exact)[0]
 
 
 def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
@@ -97,24 +102,24 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
                 total = pr.power(step, rounds) if packed else pr.times(total, step)
             kills.append(_at_least(total, wounds, spent.den**k, exact))
         return Weights(pr.lower(total), spent.den**rounds), kills
-    unused, used = action(a, d, relics=True, exact=exact)
+    unused, used = action(a, d, True, exact)
     # S, a round after both ignores, is first rolled in the third round (Q_3 = S·Q_2 + …)
     steps = (unused, used) if rounds < 3 else (unused, used, _spent(a, d, exact))
     den = pr.common(steps)
     u, r, *after_both = (pr.lift(w.rescaled(den), den, packed) for w in steps)
-    power, twice = pr.lift(np.ones(1, dtype=unused.num.dtype), 1, packed), None  # U^(k-1), Q_k
+    power = twice = None  # U^(k-1) and Q_k (from k = 2); None is the unit: U^0 and Q_2
     r2 = pr.times(r, r) if rounds > 1 else None
     kills = []
     for k in range(1, rounds + 1):
         below = wounds if packed and k < rounds else None
         total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
-        if twice is not None:
+        if k > 1:
             total = pr.plus(total, _times(r2, twice, below))
         kills.append(_at_least(total, wounds, den**k, exact))
         if k < rounds:
-            again = pr.scaled(power, k)
-            twice = again if twice is None else pr.plus(pr.times(after_both[0], twice), again)
-            power = pr.times(power, u)
+            if k > 1:
+                twice = pr.plus(_times(after_both[0], twice, None), pr.scaled(power, k))
+            power = _times(power, u, None)
     return Weights(pr.lower(total), den**rounds), kills
 
 
@@ -127,5 +132,5 @@ def shoot(s: Shoot) -> ShootResult:
     (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
     live = num[at]
-    expected = pr.value(np.dot(at, live), den, exact)  # numpy's: every revision's float bits
+    expected = pr.value(at.dot(live), den, exact)  # numpy's dot: every revision's float bits
     return ShootResult(exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)

@@ -142,6 +142,11 @@ class Side(NamedTuple):
     def successes(self) -> np.ndarray:
         return self.crits + self.normals
 
+    @staticmethod
+    def joined(sides: list[Side]) -> Side:
+        """The moments of several sides, one after another."""
+        return sides[0].map(lambda *v: np.concatenate(v), *sides[1:])
+
     def map(self, fn: Callable[..., np.ndarray], *others: Side) -> Side:
         """`fn` of each of the side's arrays (and the same array of each of `others`)."""
         return Side(
@@ -368,36 +373,30 @@ class Table:
         """The keys of every moment a sequence can reach, in order, with `_rules` at each:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
-        mostly unreachable). The rules run once per moment, on each frontier as it is found."""
-        uses = FLAGS["relics_used"].values
-        relics = [range(uses) if "relics_used" in self.kept[x] else range(1) for x in (0, 1)]
-        seeds = np.array(
-            [
-                (active, ca, na, cb, nb, ra, rb)
-                for active in (0, 1)
-                for ca, na in hands[0]
-                for cb, nb in hands[1]
-                for ra in relics[0]
-                for rb in relics[1]
-            ],
-            dtype=np.int64,
-        )
-        sides = self._opening_sides(seeds[:, 1:5], seeds[:, 5:7])
-        seen = np.unique(self._encode(seeds[:, 0], sides))
-        frontier, found = seen, []
-        while len(frontier):
-            if len(seen) * self.slots > TABLE_BUDGET:
+        mostly unreachable). The rules run once per moment, on each frontier as it is found;
+        `seen` marks the keys found over the whole key space (a bit per key: 149 MB at most,
+        8 attacks a side keeping every flag, where the table itself is 850 MB)."""
+        relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
+        active, a, b, ra, rb = np.indices((2, len(hands[0]), len(hands[1]), *relics)).reshape(5, -1)
+        held = np.concatenate([self._held[0][a], self._held[1][b]], axis=1)
+        frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
+        seen = np.zeros(prod(self.digits.values()), dtype=bool)
+        found, size = [], 0
+        while len(frontier := np.unique(frontier[~seen[frontier]])):
+            size += len(frontier)
+            if size * self.slots > TABLE_BUDGET:
                 raise budgets.TooLarge(
                     budgets.MOMENTS,
                     TABLE_BUDGET,
                     f"these attacks and rules make more than {TABLE_BUDGET} tactical moments "
                     "(× outcomes); use fewer attacks or fewer of the rules that keep flags",
                 )
+            seen[frontier] = True
             rules = self._rules(*self._sides(frontier))
             found.append((frontier, rules))
-            nxt = np.unique(rules["next"][rules["next"] >= 0])
-            frontier = np.setdiff1d(nxt, seen, assume_unique=True)
-            seen = np.union1d(seen, frontier)
+            frontier = rules["next"][rules["next"] >= 0]
+        if len(found) == 1:  # the openings are every moment (no flag set): already in order
+            return found[0]
         order = np.argsort(keys := np.concatenate([k for k, _ in found]))
         columns = {k: np.concatenate([rules[k] for _, rules in found])[order] for k in found[0][1]}
         return keys[order], columns
@@ -418,9 +417,7 @@ class Table:
     def turned(self, n: int, active: int) -> int:
         """The number of moment n's hands and flags with `active` to act, as F4 has it
         (`to_act`): F3 looks at one pair from either side."""
-        active = int(to_act(active, *self.has[n]))
-        mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
-        return self._index[active * mover + int(self.keys[n]) % mover]
+        return self._turned[active][n]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -445,48 +442,55 @@ class Table:
     def _rules(self, active: np.ndarray, sides: list[Side]) -> dict[str, np.ndarray]:
         """S1–S11 and §9.4 at the moments (`active`, `sides`): per action code and outcome
         slot the next moment's key (−1 where it is not a useful action or the outcome cannot
-        happen), the damage and the odds a / 6**d; and whose action it is and what §9.5 asks
-        about it."""
-        fighters, size = self.fighters, len(active)
+        happen), the damage and the odds a / 6**d; and what the moments are, whose action it
+        is and what §9.5 asks about it."""
+        size = len(active)
         mover = acting(active, sides)
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))
-        facts: dict[str, np.ndarray] = {"mover": mover}
+        successes = sides[0].successes + sides[1].successes
+        facts = {
+            "mover": mover,
+            "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
+            "left": successes,
+            "over": successes == 0,
+            "relics_used": np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1),
+        }
         for x in (0, 1):
             rows = np.flatnonzero(mover == x)  # only the mover's rules are asked
             if not len(rows):
                 continue
-            fx, fy = fighters[x], fighters[1 - x]
-            xs, ys = (sides[z].map(itemgetter(rows)) for z in (x, 1 - x))
-            one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
-            # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second),
-            # then each parry: (codes, rows, the actions' outcomes, where they are useful)
+            fx, fy = self.fighters[x], self.fighters[1 - x]
+            # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second)
+            twice = np.concatenate([rows, rows])
+            xs2, ys2 = (sides[z].map(itemgetter(twice)) for z in (x, 1 - x))
+            xs, ys = (s.map(itemgetter(slice(len(rows)))) for s in (xs2, ys2))
+            useful = useful_parries(fy, xs, ys)
+            parried = [parry(fx, xs, ys, code == CRIT_PARRY) for code in PARRIES]
+            # every outcome of every action: (rows, codes, slot, where useful, outcome)
             crit = np.repeat([True, False], len(rows))
-            moves = [
-                (
-                    np.repeat([CRIT_STRIKE, NORMAL_STRIKE], len(rows)),
-                    np.tile(rows, 2),
-                    strike(fx, fy, *(s.map(lambda v: np.tile(v, 2)) for s in (xs, ys)), crit),
-                    np.concatenate([xs.crits > 0, xs.normals > 0]),
-                )
+            strikes = np.where(crit, CRIT_STRIKE, NORMAL_STRIKE)
+            struck = np.concatenate([xs.crits > 0, xs.normals > 0])
+            one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
+            outcomes = [
+                (twice, strikes, np.full(len(twice), slot), struck, outcome)
+                for slot, outcome in enumerate(strike(fx, fy, xs2, ys2, crit))
+            ] + [
+                (rows, np.full(len(rows), code), zero, use, (one, zero, zero, *after))
+                for code, use, after in zip(PARRIES, useful, parried, strict=True)
             ]
-            for code, useful in zip(PARRIES, useful_parries(fy, xs, ys), strict=True):
-                xs2, ys2 = parry(fx, xs, ys, code == CRIT_PARRY)
-                moves.append(
-                    (np.full(len(rows), code), rows, [(one, zero, zero, xs2, ys2)], useful)
-                )
-            for codes, at, outcomes, useful in moves:
-                for slot, (a, d, dmg, xs2, ys2) in enumerate(outcomes):
-                    here = useful & (a > 0)
-                    if not here.any():  # an outcome no moment has (no Relics, no FNP)
-                        continue
-                    pair = [xs2, ys2] if x == 0 else [ys2, xs2]
-                    nxt = self._encode(np.full(len(a), 1 - x), pair)
-                    where = (at[here], codes[here], slot)
-                    nexts[where], damage[where] = nxt[here], dmg[here]
-                    odds_a[where], odds_d[where] = a[here], d[here]
-            for k, values in self._facts(fx, fy, xs, ys).items():
+            at, codes, slots, use, a, d, dmg = (
+                np.concatenate(v) for v in zip(*(o[:4] + o[4][:3] for o in outcomes), strict=True)
+            )
+            xs3, ys3 = (Side.joined([o[4][z] for o in outcomes]) for z in (3, 4))
+            here = np.flatnonzero(use & (a > 0))
+            pair = [xs3, ys3] if x == 0 else [ys3, xs3]
+            nxt = self._encode(np.full(len(a), 1 - x), pair)
+            where = (at[here], codes[here], slots[here])
+            nexts[where], damage[where] = nxt[here], dmg[here]
+            odds_a[where], odds_d[where] = a[here], d[here]
+            for k, values in self._facts(fx, fy, xs, ys, useful, parried).items():
                 if k not in facts:
                     facts[k] = np.zeros(size, dtype=values.dtype)
                 facts[k][rows] = values
@@ -497,27 +501,27 @@ class Table:
         each action does there (`rules`, as `_rules` gives it for those keys)."""
         self.keys = keys
         self.size = len(keys)
-        _, sides = self._sides(keys)
         moves = {k: rules.pop(k) for k in Moves._fields}
         nexts = moves["next"]
         self.moves = Moves(**moves)._replace(
             next=np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
         )
-        successes = sides[0].successes + sides[1].successes
-        used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
-        self.columns = {
-            "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
-            "left": successes,
-            "over": successes == 0,
-            "relics_used": used,
-            **rules,
-        }
+        self.columns = rules
         """What the moments are and what §9.5 asks there, per moment."""
 
     @cached_property
-    def _index(self) -> dict[int, int]:
-        """Moment numbers by key, for `turned` (one moment at a time)."""
-        return dict(zip(self.keys.tolist(), range(self.size), strict=True))
+    def _turned(self) -> list[list[int]]:
+        """Per fighter to act, `turned` of every moment (F3 asks one moment at a time; its
+        moments have every flag clear but the relics used, so the other side's is an
+        opening)."""
+        mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
+        has = self.columns["has"]
+        return [
+            np.searchsorted(
+                self.keys, to_act(x, has[:, 0], has[:, 1]) * mover + self.keys % mover
+            ).tolist()
+            for x in (0, 1)
+        ]
 
     @cached_property
     def mover(self) -> list[int]:
@@ -539,16 +543,25 @@ class Table:
         """Per action code, the projected next moment of every moment (−1: not useful)."""
         return [self.moves.next[:, code, 0].tolist() for code in range(4)]
 
-    def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
-        """What §9.5 asks about a moment, for mover X."""
-        crit_parry, normal_parry = useful_parries(fy, xs, ys)
+    def _facts(
+        self,
+        fx: Fighter,
+        fy: Fighter,
+        xs: Side,
+        ys: Side,
+        useful: tuple[np.ndarray, np.ndarray],
+        parried: list[tuple[Side, Side]],
+    ) -> dict[str, np.ndarray]:
+        """What §9.5 asks about a moment, for mover X, given where its parries are useful and
+        what they leave (`useful_parries`, `parry`: CRIT, NORMAL)."""
+        crit_parry, normal_parry = useful
         wise = np.where(
             (ys.crits > 0) & crit_parry,
             CRIT_PARRY,
             np.where(normal_parry, NORMAL_PARRY, np.where(crit_parry, CRIT_PARRY, NONE)),
         )
         # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
-        after_normal, after_crit = parry(fx, xs, ys, False), parry(fx, xs, ys, True)
+        after_crit, after_normal = parried
         normal_block = normal_parry & (after_normal[1].successes == 0)
         crit_block = crit_parry & (after_crit[1].successes == 0)
         block = np.where(normal_block, NORMAL_PARRY, np.where(crit_block, CRIT_PARRY, NONE))

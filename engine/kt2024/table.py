@@ -156,6 +156,13 @@ class Side(NamedTuple):
         )
 
 
+def distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys (≥ 0), ascending: `np.unique` without the hashing that makes it
+    slower on these."""
+    keys = np.sort(keys)
+    return keys[np.diff(keys, prepend=-1) != 0]
+
+
 def halved(dmg: np.ndarray) -> np.ndarray:
     """S5a over arrays: half rounding up, never below min(dmg, 2)."""
     return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
@@ -382,7 +389,7 @@ class Table:
         frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
         seen = np.zeros(prod(self.digits.values()), dtype=bool)
         found, size = [], 0
-        while len(frontier := np.unique(frontier[~seen[frontier]])):
+        while len(frontier := distinct(frontier[~seen[frontier]])):
             size += len(frontier)
             if size * self.slots > TABLE_BUDGET:
                 raise budgets.TooLarge(
@@ -398,8 +405,10 @@ class Table:
         if len(found) == 1:  # the openings are every moment (no flag set): already in order
             return found[0]
         order = np.argsort(keys := np.concatenate([k for k, _ in found]))
-        columns = {k: np.concatenate([rules[k] for _, rules in found])[order] for k in found[0][1]}
-        return keys[order], columns
+        return keys[order], {
+            k: np.concatenate([rules[k] for _, rules in found]).take(order, axis=0)
+            for k in found[0][1]
+        }
 
     def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
         """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
@@ -468,33 +477,40 @@ class Table:
             xs, ys = (s.map(itemgetter(slice(len(rows)))) for s in (xs2, ys2))
             useful = useful_parries(fy, xs, ys)
             parried = [parry(fx, xs, ys, code == CRIT_PARRY) for code in PARRIES]
-            # every outcome of every action: (rows, codes, slot, where useful, outcome)
+            # every outcome of every action: (rows, codes, slot, where it happens, `Slot`)
             crit = np.repeat([True, False], len(rows))
             strikes = np.where(crit, CRIT_STRIKE, NORMAL_STRIKE)
             struck = np.concatenate([xs.crits > 0, xs.normals > 0])
             one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
             outcomes = [
-                (twice, strikes, np.full(len(twice), slot), struck, outcome)
+                (twice, strikes, np.full(len(twice), slot), struck & (outcome[0] > 0), outcome)
                 for slot, outcome in enumerate(strike(fx, fy, xs2, ys2, crit))
             ] + [
                 (rows, np.full(len(rows), code), zero, use, (one, zero, zero, *after))
                 for code, use, after in zip(PARRIES, useful, parried, strict=True)
             ]
-            at, codes, slots, use, a, d, dmg = (
-                np.concatenate(v) for v in zip(*(o[:4] + o[4][:3] for o in outcomes), strict=True)
-            )
-            xs3, ys3 = (Side.joined([o[4][z] for o in outcomes]) for z in (3, 4))
-            here = np.flatnonzero(use & (a > 0))
-            pair = [xs3, ys3] if x == 0 else [ys3, xs3]
-            nxt = self._encode(np.full(len(a), 1 - x), pair)
-            where = (at[here], codes[here], slots[here])
-            nexts[where], damage[where] = nxt[here], dmg[here]
-            odds_a[where], odds_d[where] = a[here], d[here]
+            self._store(x, [o for o in outcomes if o[3].any()], (nexts, damage, odds_a, odds_d))
             for k, values in self._facts(fx, fy, xs, ys, useful, parried).items():
                 if k not in facts:
                     facts[k] = np.zeros(size, dtype=values.dtype)
                 facts[k][rows] = values
         return {"next": nexts, "damage": damage, "odds_a": odds_a, "odds_d": odds_d, **facts}
+
+    def _store(self, x: int, outcomes: list[tuple], moves: tuple[np.ndarray, ...]) -> None:
+        """Write mover x's outcomes (rows, codes, slots, where they happen, `Slot`) into
+        `moves` (next keys, damage, odds a, odds d per moment, action code and slot), the
+        next moments of them all encoded at once."""
+        if not outcomes:  # x has no success to act with at any of these moments
+            return
+        at, codes, slots, here, a, d, dmg = (
+            np.concatenate(v) for v in zip(*(o[:4] + o[4][:3] for o in outcomes), strict=True)
+        )
+        xs, ys = (Side.joined([o[4][z] for o in outcomes]) for z in (3, 4))
+        nxt = self._encode(np.full(len(a), 1 - x), [xs, ys] if x == 0 else [ys, xs])
+        here = np.flatnonzero(here)
+        where = (at[here] * 4 + codes[here]) * self.slots + slots[here]  # in the flat moves
+        for out, values in zip(moves, (nxt, dmg, a, d), strict=True):
+            out.reshape(-1)[where] = values[here]
 
     def _build(self, keys: np.ndarray, rules: dict[str, np.ndarray]) -> None:
         """Number the reachable moments densely (in the order of their keys) and keep what

@@ -582,7 +582,6 @@ class Table:
         crit_block = crit_parry & (after_crit[1].successes == 0)
         block = np.where(normal_block, NORMAL_PARRY, np.where(crit_block, CRIT_PARRY, NONE))
         left = pick(normal_block, after_normal[0], after_crit[0])
-        target = pick(normal_block, after_normal[1], after_crit[1])
         plain = not (
             fy.durable
             or fx.hammerhand2021
@@ -592,6 +591,7 @@ class Table:
         if plain:  # every strike deals its profile damage
             reach = left.crits * fx.critical_damage + left.normals * fx.normal_damage
         else:  # strike by strike: S3–S5a change the first strikes' damage
+            target = pick(normal_block, after_normal[1], after_crit[1])
             reach = np.zeros(len(xs.crits), dtype=np.int64)
             for _ in range(int(left.successes.max(initial=0))):
                 going = left.successes > 0

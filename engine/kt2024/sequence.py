@@ -92,7 +92,7 @@ class Sequence:
         while x is not None and not self.fighters[x].duelist:
             x = 1 - x if x == self.first else None
         table = self.table
-        return (x, table.turned(n, x)) if x is not None else table.turned(n, self.first)
+        return (x, table.turned[x][n]) if x is not None else table.turned[self.first][n]
 
     def parries(self, duel: Duel) -> tuple[int, ...]:
         """The parry codes the Duelist may choose: OPTIMAL's candidates (§9.8 O1), else its

@@ -120,10 +120,9 @@ class Side(NamedTuple):
 
     def flag(self, name: str) -> np.ndarray:
         """A flag's values (false everywhere for a flag the fighter does not keep)."""
-        found = self.flags.get(name)
-        if found is None:
+        if name not in self.flags:
             return np.zeros(self.crits.shape, dtype=int if name == "relics_used" else bool)
-        return found
+        return self.flags[name]
 
     def once(self, name: str, where: np.ndarray) -> tuple[np.ndarray, Side]:
         """Where `where` holds and flag `name` is still clear (a rule's first time in the
@@ -157,8 +156,7 @@ class Side(NamedTuple):
 
 
 def distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys (≥ 0), ascending: `np.unique` without the hashing that makes it
-    slower on these."""
+    """The distinct keys (≥ 0), ascending (`np.unique`'s hashing is slower on these)."""
     keys = np.sort(keys)
     return keys[np.diff(keys, prepend=-1) != 0]
 
@@ -330,7 +328,7 @@ class Table:
     strike, CRIT parry, NORMAL parry) does at every moment, outcome by outcome with its odds
     (slot 0 the projection of §9.6), `columns` what the moments are and what §9.5 asks about
     a moment's mover, all as arrays over whole fights at once (`flat`).
-    The few lists (`mover`, `wise`, `has`, `next`) are F3's, which looks one moment up at a
+    The few lists (`mover`, `wise`, `next`, `turned`) are F3's, which looks one moment up at a
     time (`sequence.Sequence.duel`), made when first read.
     """
 
@@ -339,11 +337,10 @@ class Table:
         self.fighters = fighters
         self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
         # a fighter's hand: its unresolved (crits, normals), as they can occur
-        hands = [
+        self.hands = hands = [
             [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
             for crits, normals, successes in most
         ]
-        self.hands = hands
         self._held = [np.array(h, dtype=np.int64).reshape(-1, 2) for h in hands]
         """Per fighter, its hands as rows of (crits, normals)."""
         self._lookup = [np.zeros((c + 1, n + 1), dtype=np.int64) for c, n, _ in most]
@@ -358,7 +355,15 @@ class Table:
         """The digits of a moment's key (its mixed-radix number), most significant first, with
         the values each takes."""
         self.slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
-        self._build(*self._reachable(hands))
+        self.keys, columns = self._reachable()
+        self.size = len(self.keys)
+        moves = {k: columns.pop(k) for k in Moves._fields}
+        nexts = moves["next"]  # keys, numbered densely in their order
+        self.moves = Moves(**moves)._replace(
+            next=np.where(nexts >= 0, np.searchsorted(self.keys, nexts), -1)
+        )
+        self.columns = columns
+        """What the moments are and what §9.5 asks there, per moment."""
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, list[Side]]:
         """Whose turn it is and both sides at moments given by their keys (`digits`)."""
@@ -374,9 +379,7 @@ class Table:
             sides.append(Side(held[:, 0], held[:, 1], flags))
         return fields["active"], sides
 
-    def _reachable(
-        self, hands: list[list[tuple[int, int]]]
-    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _reachable(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The keys of every moment a sequence can reach, in order, with `_rules` at each:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
@@ -384,7 +387,8 @@ class Table:
         `seen` marks the keys found over the whole key space (a bit per key: 149 MB at most,
         8 attacks a side keeping every flag, where the table itself is 850 MB)."""
         relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
-        active, a, b, ra, rb = np.indices((2, len(hands[0]), len(hands[1]), *relics)).reshape(5, -1)
+        hands = (len(self.hands[0]), len(self.hands[1]))
+        active, a, b, ra, rb = np.indices((2, *hands, *relics)).reshape(5, -1)
         held = np.concatenate([self._held[0][a], self._held[1][b]], axis=1)
         frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
         seen = np.zeros(prod(self.digits.values()), dtype=bool)
@@ -422,11 +426,6 @@ class Table:
             )
             for x in (0, 1)
         ]
-
-    def turned(self, n: int, active: int) -> int:
-        """The number of moment n's hands and flags with `active` to act, as F4 has it
-        (`to_act`): F3 looks at one pair from either side."""
-        return self._turned[active][n]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -491,15 +490,12 @@ class Table:
             ]
             self._store(x, [o for o in outcomes if o[3].any()], (nexts, damage, odds_a, odds_d))
             for k, values in self._facts(fx, fy, xs, ys, useful, parried).items():
-                if k not in facts:
-                    facts[k] = np.zeros(size, dtype=values.dtype)
-                facts[k][rows] = values
+                facts.setdefault(k, np.zeros(size, dtype=values.dtype))[rows] = values
         return {"next": nexts, "damage": damage, "odds_a": odds_a, "odds_d": odds_d, **facts}
 
     def _store(self, x: int, outcomes: list[tuple], moves: tuple[np.ndarray, ...]) -> None:
         """Write mover x's outcomes (rows, codes, slots, where they happen, `Slot`) into
-        `moves` (next keys, damage, odds a, odds d per moment, action code and slot), the
-        next moments of them all encoded at once."""
+        `moves` (`Moves`' next keys, damage, odds a and d), their next moments encoded at once."""
         if not outcomes:  # x has no success to act with at any of these moments
             return
         at, codes, slots, here, a, d, dmg = (
@@ -512,32 +508,14 @@ class Table:
         for out, values in zip(moves, (nxt, dmg, a, d), strict=True):
             out.reshape(-1)[where] = values[here]
 
-    def _build(self, keys: np.ndarray, rules: dict[str, np.ndarray]) -> None:
-        """Number the reachable moments densely (in the order of their keys) and keep what
-        each action does there (`rules`, as `_rules` gives it for those keys)."""
-        self.keys = keys
-        self.size = len(keys)
-        moves = {k: rules.pop(k) for k in Moves._fields}
-        nexts = moves["next"]
-        self.moves = Moves(**moves)._replace(
-            next=np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
-        )
-        self.columns = rules
-        """What the moments are and what §9.5 asks there, per moment."""
-
     @cached_property
-    def _turned(self) -> list[list[int]]:
-        """Per fighter to act, `turned` of every moment (F3 asks one moment at a time; its
-        moments have every flag clear but the relics used, so the other side's is an
-        opening)."""
-        mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
-        has = self.columns["has"]
-        return [
-            np.searchsorted(
-                self.keys, to_act(x, has[:, 0], has[:, 1]) * mover + self.keys % mover
-            ).tolist()
-            for x in (0, 1)
-        ]
+    def turned(self) -> list[list[int]]:
+        """Per fighter x, the number of every moment's hands and flags with x to act, as F4
+        has it (`to_act`): F3 looks at one pair from either side (its moments have every flag
+        clear but the relics used, so the other side's is an opening too)."""
+        unit = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
+        turn = [to_act(x, *self.columns["has"].T) * unit + self.keys % unit for x in (0, 1)]
+        return [np.searchsorted(self.keys, keys).tolist() for keys in turn]
 
     @cached_property
     def mover(self) -> list[int]:
@@ -550,23 +528,12 @@ class Table:
         return self.columns["wise"].tolist()
 
     @cached_property
-    def has(self) -> list[tuple[bool, bool]]:
-        """Per moment, whether each fighter holds an unresolved success."""
-        return [tuple(pair) for pair in self.columns["has"].tolist()]
-
-    @cached_property
     def next(self) -> list[list[int]]:
         """Per action code, the projected next moment of every moment (−1: not useful)."""
         return [self.moves.next[:, code, 0].tolist() for code in range(4)]
 
     def _facts(
-        self,
-        fx: Fighter,
-        fy: Fighter,
-        xs: Side,
-        ys: Side,
-        useful: tuple[np.ndarray, np.ndarray],
-        parried: list[tuple[Side, Side]],
+        self, fx: Fighter, fy: Fighter, xs: Side, ys: Side, useful: tuple, parried: list
     ) -> dict[str, np.ndarray]:
         """What §9.5 asks about a moment, for mover X, given where its parries are useful and
         what they leave (`useful_parries`, `parry`: CRIT, NORMAL)."""

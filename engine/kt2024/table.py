@@ -156,9 +156,11 @@ class Side(NamedTuple):
 
 
 def distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys (≥ 0), ascending (`np.unique`'s hashing is slower on these)."""
+    """The distinct keys, ascending (`np.unique`'s hashing is slower on these)."""
     keys = np.sort(keys)
-    return keys[np.diff(keys, prepend=-1) != 0]
+    first = np.ones(len(keys), dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return keys[first]
 
 
 def halved(dmg: np.ndarray) -> np.ndarray:

@@ -359,11 +359,9 @@ class Table:
         self.slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
         self.keys, columns = self._reachable()
         self.size = len(self.keys)
-        moves = {k: columns.pop(k) for k in Moves._fields}
-        nexts = moves["next"]  # keys, numbered densely in their order
-        self.moves = Moves(**moves)._replace(
-            next=np.where(nexts >= 0, np.searchsorted(self.keys, nexts), -1)
-        )
+        nexts = columns["next"]  # keys, numbered densely in their order
+        columns["next"] = np.where(nexts >= 0, np.searchsorted(self.keys, nexts), -1)
+        self.moves = Moves(**{k: columns.pop(k) for k in Moves._fields})
         self.columns = columns
         """What the moments are and what §9.5 asks there, per moment."""
 
@@ -386,8 +384,8 @@ class Table:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
         mostly unreachable). The rules run once per moment, on each frontier as it is found;
-        `seen` marks the keys found over the whole key space (a bit per key: 149 MB at most,
-        8 attacks a side keeping every flag, where the table itself is 850 MB)."""
+        `seen` marks the keys found over the whole key space (a byte per key: 149 MB at most,
+        8 attacks a side keeping every flag, whose table itself is 850 MB)."""
         relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
         hands = (len(self.hands[0]), len(self.hands[1]))
         active, a, b, ra, rb = np.indices((2, *hands, *relics)).reshape(5, -1)
@@ -484,13 +482,14 @@ class Table:
             struck = np.concatenate([xs.crits > 0, xs.normals > 0])
             one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
             outcomes = [
-                (twice, strikes, np.full(len(twice), slot), struck & (outcome[0] > 0), outcome)
+                (twice, strikes, np.full(len(twice), slot), happens, outcome)
                 for slot, outcome in enumerate(strike(fx, fy, xs2, ys2, crit))
+                if (happens := struck & (outcome[0] > 0)).any()  # not slots no moment has
             ] + [
                 (rows, np.full(len(rows), code), zero, use, (one, zero, zero, *after))
                 for code, use, after in zip(PARRIES, useful, parried, strict=True)
             ]
-            self._store(x, [o for o in outcomes if o[3].any()], (nexts, damage, odds_a, odds_d))
+            self._store(x, outcomes, (nexts, damage, odds_a, odds_d))
             for k, values in self._facts(fx, fy, xs, ys, useful, parried).items():
                 facts.setdefault(k, np.zeros(size, dtype=values.dtype))[rows] = values
         return {"next": nexts, "damage": damage, "odds_a": odds_a, "odds_d": odds_d, **facts}
@@ -498,8 +497,6 @@ class Table:
     def _store(self, x: int, outcomes: list[tuple], moves: tuple[np.ndarray, ...]) -> None:
         """Write mover x's outcomes (rows, codes, slots, where they happen, `Slot`) into
         `moves` (`Moves`' next keys, damage, odds a and d), their next moments encoded at once."""
-        if not outcomes:  # x has no success to act with at any of these moments
-            return
         at, codes, slots, here, a, d, dmg = (
             np.concatenate(v) for v in zip(*(o[:4] + o[4][:3] for o in outcomes), strict=True)
         )
@@ -512,9 +509,9 @@ class Table:
 
     @cached_property
     def turned(self) -> list[list[int]]:
-        """Per fighter x, the number of every moment's hands and flags with x to act, as F4
-        has it (`to_act`): F3 looks at one pair from either side (its moments have every flag
-        clear but the relics used, so the other side's is an opening too)."""
+        """Per fighter x, the number of every moment's hands and flags with x to act (`to_act`):
+        F3 looks at one pair from either side, at moments with every flag clear but the relics
+        used, whose other side is an opening too (elsewhere the number is meaningless)."""
         unit = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
         turn = [to_act(x, *self.columns["has"].T) * unit + self.keys % unit for x in (0, 1)]
         return [np.searchsorted(self.keys, keys).tolist() for keys in turn]

@@ -63,7 +63,10 @@ def number(table: Table, active: int, pair: tuple[dict, dict]) -> int:
         )
         for x, s in enumerate(pair)
     ]
-    return table._index[int(table._encode(np.array([active]), sides)[0])]
+    key = table._encode(np.array([active]), sides)
+    n = int(np.searchsorted(table.keys, key)[0])
+    assert table.keys[n] == key[0], "the oracle reaches a moment the table does not"
+    return n
 
 
 def outcomes(table: Table, x: int, before: tuple, after: list) -> dict:

@@ -9,7 +9,9 @@ the heuristics, `kernels.solve` for OPTIMAL).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cached_property, lru_cache
+from math import lcm
 
 from . import attack
 from .damage import feel_no_pain_chance
@@ -36,8 +38,9 @@ def _opening(dice: AttackDice, cursed: bool, fnp: int | None) -> tuple[Roll, ...
     """`opening` memoised across fights on exactly what it reads: the attack dice, whether
     they are cursed and the fighter's Feel No Pain."""
     retained = attack.retained(dice, obscured=False, cursed=cursed)
-    entries = [(odds_of(p), c, n, k) for (c, n, k), p in retained.items() if p]
-    depth = max(odds[1] for odds, *_ in entries)
+    entries = [(p, c, n, k) for (c, n, k), p in retained.items() if p]
+    # the least power of 6 every chance is over: that of their common denominator
+    depth = odds_of(Fraction(1, lcm(*(p.denominator for p, *_ in entries))))[1]
     curses = max(k for *_, k in entries)
     extra = curses if fnp is not None else 0
     # per curse damage k, the chance that s of its k instances are saved, over 6**extra
@@ -47,8 +50,8 @@ def _opening(dice: AttackDice, cursed: bool, fnp: int | None) -> tuple[Roll, ...
         scale = power6(extra) // chance.den  # the binomials' denominator divides 6**extra
         saved = [[w * scale for w in row[: k + 1]] for k, row in enumerate(chance.num.tolist())]
     rolls: dict[tuple[int, int, int], int] = {}
-    for (a, d), c, n, k in entries:
-        a *= power6(depth - d)
+    for p, c, n, k in entries:
+        a = p.numerator * (power6(depth) // p.denominator)
         for s, ways in enumerate(saved[k]):
             rolls[(c, n, k - s)] = rolls.get((c, n, k - s), 0) + a * ways
     return tuple(((a, depth + extra), c, n, loss) for (c, n, loss), a in rolls.items())
@@ -89,7 +92,7 @@ class Sequence:
         while x is not None and not self.fighters[x].duelist:
             x = 1 - x if x == self.first else None
         table = self.table
-        return (x, table.turned(n, x)) if x is not None else table.turned(n, self.first)
+        return (x, table.turned[x][n]) if x is not None else table.turned[self.first][n]
 
     def parries(self, duel: Duel) -> tuple[int, ...]:
         """The parry codes the Duelist may choose: OPTIMAL's candidates (§9.8 O1), else its

@@ -120,10 +120,9 @@ class Side(NamedTuple):
 
     def flag(self, name: str) -> np.ndarray:
         """A flag's values (false everywhere for a flag the fighter does not keep)."""
-        found = self.flags.get(name)
-        if found is None:
+        if name not in self.flags:
             return np.zeros(self.crits.shape, dtype=int if name == "relics_used" else bool)
-        return found
+        return self.flags[name]
 
     def once(self, name: str, where: np.ndarray) -> tuple[np.ndarray, Side]:
         """Where `where` holds and flag `name` is still clear (a rule's first time in the
@@ -142,6 +141,11 @@ class Side(NamedTuple):
     def successes(self) -> np.ndarray:
         return self.crits + self.normals
 
+    @staticmethod
+    def joined(sides: list[Side]) -> Side:
+        """The moments of several sides, one after another."""
+        return sides[0].map(lambda *v: np.concatenate(v), *sides[1:])
+
     def map(self, fn: Callable[..., np.ndarray], *others: Side) -> Side:
         """`fn` of each of the side's arrays (and the same array of each of `others`)."""
         return Side(
@@ -149,6 +153,14 @@ class Side(NamedTuple):
             fn(self.normals, *(o.normals for o in others)),
             {k: fn(v, *(o.flags[k] for o in others)) for k, v in self.flags.items()},
         )
+
+
+def distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, ascending (`np.unique`'s hashing is slower on these)."""
+    keys = np.sort(keys)
+    first = np.ones(len(keys), dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return keys[first]
 
 
 def halved(dmg: np.ndarray) -> np.ndarray:
@@ -318,7 +330,7 @@ class Table:
     strike, CRIT parry, NORMAL parry) does at every moment, outcome by outcome with its odds
     (slot 0 the projection of §9.6), `columns` what the moments are and what §9.5 asks about
     a moment's mover, all as arrays over whole fights at once (`flat`).
-    The few lists (`mover`, `wise`, `has`, `next`) are F3's, which looks one moment up at a
+    The few lists (`mover`, `wise`, `next`, `turned`) are F3's, which looks one moment up at a
     time (`sequence.Sequence.duel`), made when first read.
     """
 
@@ -327,11 +339,10 @@ class Table:
         self.fighters = fighters
         self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
         # a fighter's hand: its unresolved (crits, normals), as they can occur
-        hands = [
+        self.hands = hands = [
             [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
             for crits, normals, successes in most
         ]
-        self.hands = hands
         self._held = [np.array(h, dtype=np.int64).reshape(-1, 2) for h in hands]
         """Per fighter, its hands as rows of (crits, normals)."""
         self._lookup = [np.zeros((c + 1, n + 1), dtype=np.int64) for c, n, _ in most]
@@ -346,7 +357,13 @@ class Table:
         """The digits of a moment's key (its mixed-radix number), most significant first, with
         the values each takes."""
         self.slots = 9 if any(f.murderous_entrance2021 for f in fighters) else 3
-        self._build(*self._reachable(hands))
+        self.keys, columns = self._reachable()
+        self.size = len(self.keys)
+        nexts = columns["next"]  # keys, numbered densely in their order
+        columns["next"] = np.where(nexts >= 0, np.searchsorted(self.keys, nexts), -1)
+        self.moves = Moves(**{k: columns.pop(k) for k in Moves._fields})
+        self.columns = columns
+        """What the moments are and what §9.5 asks there, per moment."""
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, list[Side]]:
         """Whose turn it is and both sides at moments given by their keys (`digits`)."""
@@ -362,45 +379,40 @@ class Table:
             sides.append(Side(held[:, 0], held[:, 1], flags))
         return fields["active"], sides
 
-    def _reachable(
-        self, hands: list[list[tuple[int, int]]]
-    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _reachable(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The keys of every moment a sequence can reach, in order, with `_rules` at each:
         from every pair of hands with either fighter to act, flags clear and any relics
         used, by every outcome of every action (the dense product of hands and flags is
-        mostly unreachable). The rules run once per moment, on each frontier as it is found."""
-        uses = FLAGS["relics_used"].values
-        relics = [range(uses) if "relics_used" in self.kept[x] else range(1) for x in (0, 1)]
-        seeds = np.array(
-            [
-                (active, ca, na, cb, nb, ra, rb)
-                for active in (0, 1)
-                for ca, na in hands[0]
-                for cb, nb in hands[1]
-                for ra in relics[0]
-                for rb in relics[1]
-            ],
-            dtype=np.int64,
-        )
-        sides = self._opening_sides(seeds[:, 1:5], seeds[:, 5:7])
-        seen = np.unique(self._encode(seeds[:, 0], sides))
-        frontier, found = seen, []
-        while len(frontier):
-            if len(seen) * self.slots > TABLE_BUDGET:
+        mostly unreachable). The rules run once per moment, on each frontier as it is found;
+        `seen` marks the keys found over the whole key space (a byte per key: 149 MB at most,
+        8 attacks a side keeping every flag, whose table itself is 850 MB)."""
+        relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
+        hands = (len(self.hands[0]), len(self.hands[1]))
+        active, a, b, ra, rb = np.indices((2, *hands, *relics)).reshape(5, -1)
+        held = np.concatenate([self._held[0][a], self._held[1][b]], axis=1)
+        frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
+        seen = np.zeros(prod(self.digits.values()), dtype=bool)
+        found, size = [], 0
+        while len(frontier := distinct(frontier[~seen[frontier]])):
+            size += len(frontier)
+            if size * self.slots > TABLE_BUDGET:
                 raise budgets.TooLarge(
                     budgets.MOMENTS,
                     TABLE_BUDGET,
                     f"these attacks and rules make more than {TABLE_BUDGET} tactical moments "
                     "(× outcomes); use fewer attacks or fewer of the rules that keep flags",
                 )
+            seen[frontier] = True
             rules = self._rules(*self._sides(frontier))
             found.append((frontier, rules))
-            nxt = np.unique(rules["next"][rules["next"] >= 0])
-            frontier = np.setdiff1d(nxt, seen, assume_unique=True)
-            seen = np.union1d(seen, frontier)
+            frontier = rules["next"][rules["next"] >= 0]
+        if len(found) == 1:  # the openings are every moment (no flag set): already in order
+            return found[0]
         order = np.argsort(keys := np.concatenate([k for k, _ in found]))
-        columns = {k: np.concatenate([rules[k] for _, rules in found])[order] for k in found[0][1]}
-        return keys[order], columns
+        return keys[order], {
+            k: np.concatenate([rules[k] for _, rules in found]).take(order, axis=0)
+            for k in found[0][1]
+        }
 
     def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
         """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
@@ -414,13 +426,6 @@ class Table:
             )
             for x in (0, 1)
         ]
-
-    def turned(self, n: int, active: int) -> int:
-        """The number of moment n's hands and flags with `active` to act, as F4 has it
-        (`to_act`): F3 looks at one pair from either side."""
-        active = int(to_act(active, *self.has[n]))
-        mover = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
-        return self._index[active * mover + int(self.keys[n]) % mover]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
@@ -445,79 +450,71 @@ class Table:
     def _rules(self, active: np.ndarray, sides: list[Side]) -> dict[str, np.ndarray]:
         """S1–S11 and §9.4 at the moments (`active`, `sides`): per action code and outcome
         slot the next moment's key (−1 where it is not a useful action or the outcome cannot
-        happen), the damage and the odds a / 6**d; and whose action it is and what §9.5 asks
-        about it."""
-        fighters, size = self.fighters, len(active)
+        happen), the damage and the odds a / 6**d; and what the moments are, whose action it
+        is and what §9.5 asks about it."""
+        size = len(active)
         mover = acting(active, sides)
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))
-        facts: dict[str, np.ndarray] = {"mover": mover}
+        successes = sides[0].successes + sides[1].successes
+        facts = {
+            "mover": mover,
+            "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
+            "left": successes,
+            "over": successes == 0,
+            "relics_used": np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1),
+        }
         for x in (0, 1):
             rows = np.flatnonzero(mover == x)  # only the mover's rules are asked
             if not len(rows):
                 continue
-            fx, fy = fighters[x], fighters[1 - x]
-            xs, ys = (sides[z].map(itemgetter(rows)) for z in (x, 1 - x))
-            one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
-            # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second),
-            # then each parry: (codes, rows, the actions' outcomes, where they are useful)
+            fx, fy = self.fighters[x], self.fighters[1 - x]
+            # both strikes at once (CRIT on the first copy of the rows, NORMAL on the second)
+            twice = np.concatenate([rows, rows])
+            xs2, ys2 = (sides[z].map(itemgetter(twice)) for z in (x, 1 - x))
+            xs, ys = (s.map(itemgetter(slice(len(rows)))) for s in (xs2, ys2))
+            useful = useful_parries(fy, xs, ys)
+            parried = [parry(fx, xs, ys, code == CRIT_PARRY) for code in PARRIES]
+            # every outcome of every action: (rows, codes, slot, where it happens, `Slot`)
             crit = np.repeat([True, False], len(rows))
-            moves = [
-                (
-                    np.repeat([CRIT_STRIKE, NORMAL_STRIKE], len(rows)),
-                    np.tile(rows, 2),
-                    strike(fx, fy, *(s.map(lambda v: np.tile(v, 2)) for s in (xs, ys)), crit),
-                    np.concatenate([xs.crits > 0, xs.normals > 0]),
-                )
+            strikes = np.where(crit, CRIT_STRIKE, NORMAL_STRIKE)
+            struck = np.concatenate([xs.crits > 0, xs.normals > 0])
+            one, zero = np.ones(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
+            outcomes = [
+                (twice, strikes, np.full(len(twice), slot), happens, outcome)
+                for slot, outcome in enumerate(strike(fx, fy, xs2, ys2, crit))
+                if (happens := struck & (outcome[0] > 0)).any()  # not slots no moment has
+            ] + [
+                (rows, np.full(len(rows), code), zero, use, (one, zero, zero, *after))
+                for code, use, after in zip(PARRIES, useful, parried, strict=True)
             ]
-            for code, useful in zip(PARRIES, useful_parries(fy, xs, ys), strict=True):
-                xs2, ys2 = parry(fx, xs, ys, code == CRIT_PARRY)
-                moves.append(
-                    (np.full(len(rows), code), rows, [(one, zero, zero, xs2, ys2)], useful)
-                )
-            for codes, at, outcomes, useful in moves:
-                for slot, (a, d, dmg, xs2, ys2) in enumerate(outcomes):
-                    here = useful & (a > 0)
-                    if not here.any():  # an outcome no moment has (no Relics, no FNP)
-                        continue
-                    pair = [xs2, ys2] if x == 0 else [ys2, xs2]
-                    nxt = self._encode(np.full(len(a), 1 - x), pair)
-                    where = (at[here], codes[here], slot)
-                    nexts[where], damage[where] = nxt[here], dmg[here]
-                    odds_a[where], odds_d[where] = a[here], d[here]
-            for k, values in self._facts(fx, fy, xs, ys).items():
-                if k not in facts:
-                    facts[k] = np.zeros(size, dtype=values.dtype)
-                facts[k][rows] = values
+            self._store(x, outcomes, (nexts, damage, odds_a, odds_d))
+            for k, values in self._facts(fx, fy, xs, ys, useful, parried).items():
+                facts.setdefault(k, np.zeros(size, dtype=values.dtype))[rows] = values
         return {"next": nexts, "damage": damage, "odds_a": odds_a, "odds_d": odds_d, **facts}
 
-    def _build(self, keys: np.ndarray, rules: dict[str, np.ndarray]) -> None:
-        """Number the reachable moments densely (in the order of their keys) and keep what
-        each action does there (`rules`, as `_rules` gives it for those keys)."""
-        self.keys = keys
-        self.size = len(keys)
-        _, sides = self._sides(keys)
-        moves = {k: rules.pop(k) for k in Moves._fields}
-        nexts = moves["next"]
-        self.moves = Moves(**moves)._replace(
-            next=np.where(nexts >= 0, np.searchsorted(keys, nexts), -1)
+    def _store(self, x: int, outcomes: list[tuple], moves: tuple[np.ndarray, ...]) -> None:
+        """Write mover x's outcomes (rows, codes, slots, where they happen, `Slot`) into
+        `moves` (`Moves`' next keys, damage, odds a and d), their next moments encoded at once."""
+        at, codes, slots, here, a, d, dmg = (
+            np.concatenate(v) for v in zip(*(o[:4] + o[4][:3] for o in outcomes), strict=True)
         )
-        successes = sides[0].successes + sides[1].successes
-        used = np.stack([sides[x].flag("relics_used") for x in (0, 1)], axis=1)
-        self.columns = {
-            "has": np.stack([sides[x].successes > 0 for x in (0, 1)], axis=1),
-            "left": successes,
-            "over": successes == 0,
-            "relics_used": used,
-            **rules,
-        }
-        """What the moments are and what §9.5 asks there, per moment."""
+        xs, ys = (Side.joined([o[4][z] for o in outcomes]) for z in (3, 4))
+        nxt = self._encode(np.full(len(a), 1 - x), [xs, ys] if x == 0 else [ys, xs])
+        here = np.flatnonzero(here)
+        where = (at[here] * 4 + codes[here]) * self.slots + slots[here]  # in the flat moves
+        for out, values in zip(moves, (nxt, dmg, a, d), strict=True):
+            out.reshape(-1)[where] = values[here]
 
     @cached_property
-    def _index(self) -> dict[int, int]:
-        """Moment numbers by key, for `turned` (one moment at a time)."""
-        return dict(zip(self.keys.tolist(), range(self.size), strict=True))
+    def turned(self) -> list[list[int]]:
+        """Per fighter x, the number of every moment's hands and flags with x to act (`to_act`):
+        F3 looks at one pair from either side, at moments with every flag clear but the relics
+        used, whose other side is an opening too (elsewhere the number is meaningless)."""
+        unit = prod(self.digits.values()) // 2  # keys per mover (the first digit's unit)
+        turn = [to_act(x, *self.columns["has"].T) * unit + self.keys % unit for x in (0, 1)]
+        return [np.searchsorted(self.keys, keys).tolist() for keys in turn]
 
     @cached_property
     def mover(self) -> list[int]:
@@ -530,30 +527,27 @@ class Table:
         return self.columns["wise"].tolist()
 
     @cached_property
-    def has(self) -> list[tuple[bool, bool]]:
-        """Per moment, whether each fighter holds an unresolved success."""
-        return [tuple(pair) for pair in self.columns["has"].tolist()]
-
-    @cached_property
     def next(self) -> list[list[int]]:
         """Per action code, the projected next moment of every moment (−1: not useful)."""
         return [self.moves.next[:, code, 0].tolist() for code in range(4)]
 
-    def _facts(self, fx: Fighter, fy: Fighter, xs: Side, ys: Side) -> dict[str, np.ndarray]:
-        """What §9.5 asks about a moment, for mover X."""
-        crit_parry, normal_parry = useful_parries(fy, xs, ys)
+    def _facts(
+        self, fx: Fighter, fy: Fighter, xs: Side, ys: Side, useful: tuple, parried: list
+    ) -> dict[str, np.ndarray]:
+        """What §9.5 asks about a moment, for mover X, given where its parries are useful and
+        what they leave (`useful_parries`, `parry`: CRIT, NORMAL)."""
+        crit_parry, normal_parry = useful
         wise = np.where(
             (ys.crits > 0) & crit_parry,
             CRIT_PARRY,
             np.where(normal_parry, NORMAL_PARRY, np.where(crit_parry, CRIT_PARRY, NONE)),
         )
         # D4: a parry leaving Y nothing (normal first), then X strikes out, unanswered
-        after_normal, after_crit = parry(fx, xs, ys, False), parry(fx, xs, ys, True)
+        after_crit, after_normal = parried
         normal_block = normal_parry & (after_normal[1].successes == 0)
         crit_block = crit_parry & (after_crit[1].successes == 0)
         block = np.where(normal_block, NORMAL_PARRY, np.where(crit_block, CRIT_PARRY, NONE))
         left = pick(normal_block, after_normal[0], after_crit[0])
-        target = pick(normal_block, after_normal[1], after_crit[1])
         plain = not (
             fy.durable
             or fx.hammerhand2021
@@ -563,6 +557,7 @@ class Table:
         if plain:  # every strike deals its profile damage
             reach = left.crits * fx.critical_damage + left.normals * fx.normal_damage
         else:  # strike by strike: S3–S5a change the first strikes' damage
+            target = pick(normal_block, after_normal[1], after_crit[1])
             reach = np.zeros(len(xs.crits), dtype=np.int64)
             for _ in range(int(left.successes.max(initial=0))):
                 going = left.successes > 0

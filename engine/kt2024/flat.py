@@ -33,9 +33,6 @@ from .precision import power6
 from .sequence import Duel, Roll, Sequence, Step
 from .table import strike_dice
 
-Move = tuple[int, Step]
-"""An F3 mover's parry code and the step it leads to (a parry rolls no dice, §9.4)."""
-
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
 their exact values do. Float error stays far below: every value is a convex combination of at
@@ -105,7 +102,7 @@ class Flat:
         """Every node reachable from the openings of the sequences the fight may play, the
         relics used carried from one sequence to the next."""
         seq, table = self.sequence, self.table
-        duels: dict[Duel, list[Move]] = {}  # F3 step → its mover's parries, in order
+        duels: dict[Duel, list[Step]] = {}  # F3 step → where its parries lead, in order
         reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
         nexts = table.moves.next.reshape(table.size, -1)
         openings: dict[int, list[Step] | np.ndarray] = {}
@@ -132,10 +129,10 @@ class Flat:
         self.duels = duels
         self._order(openings)
 
-    def _duels(self, found: list[Step], duels: dict[Duel, list[Move]]) -> np.ndarray:
-        """F3: the Duelist steps reachable from `found` (added to `duels` with their mover's
-        parries and where each leads), and the table numbers of the F4 moments they and
-        `found` lead to."""
+    def _duels(self, found: list[Step], duels: dict[Duel, list[Step]]) -> np.ndarray:
+        """F3: the Duelist steps reachable from `found` (added to `duels` with where each of
+        their mover's parries leads: a parry rolls no dice, §9.4), and the table numbers of
+        the F4 moments they and `found` lead to."""
         seq = self.sequence
         seeds, stack = set(), list(found)
         while stack:
@@ -145,8 +142,8 @@ class Flat:
                 continue
             if step in duels:
                 continue
-            moves = duels[step] = [(c, seq.parried(step, c)) for c in seq.parries(step)]
-            stack.extend(nxt for _, nxt in moves)
+            duels[step] = [seq.parried(step, c) for c in seq.parries(step)]
+            stack.extend(duels[step])
         return np.array(sorted(seeds), dtype=np.int64)
 
     def _order(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
@@ -196,46 +193,43 @@ class Flat:
     def _actions(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """Actions (per node, in O4's order) and their outcomes, as CSR arrays
         (`kernels.flatten`)."""
-        table, by_moment = self.table, self.by_moment
         source = np.empty(self.nodes, dtype=np.int64)
         source[self.f4_ids] = self.numbers
-        source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
-        first, codes, nexts = [0], [], []
-        for moves in self.duels.values():
-            codes += [code for code, _ in moves]
-            nexts += [self.node_of(step, by_moment) for _, step in moves]
-            first.append(len(codes))
-        duels = kernels.Duels(*(np.array(v, dtype=np.int64) for v in (first, codes, nexts)))
-        found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
-        self.position = found.position
+        source[list(self.by_moment.values())] = -1 - np.arange(len(self.by_moment))
+        first = np.cumsum([0] + [len(moves) for moves in self.duels.values()])
+        nexts = [self.node_of(step) for moves in self.duels.values() for step in moves]
+        act_start, self.position, br_start, found = kernels.flatten(
+            source,
+            self.table.moves,
+            self.index,
+            self.exponent,
+            first,
+            np.array(nexts, dtype=np.int64),
+        )
+        key, nxt, damage, self.br_lift = found
+        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
+        node's numerators (over 6**exponent there) to its own node's."""
         unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices (`kernels.decide`)
         optimal = self.strategies[self.mover] == kernels.OPTIMAL
         self.graph = kernels.Graph(
-            self.mover, optimal, self.ended, self.exponent, unknown, found.act_start
+            self.mover, optimal, self.ended, self.exponent, unknown, act_start
         )
-        self.br_lift = found.lift
-        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
-        node's numerators (over 6**exponent there) to its own node's."""
-        key = found.odds_a * 64 + found.odds_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
         projected = self.pnext[self.tactical][self.position[self.tactical] >= 0]
-        if (found.next < 0).any() or (projected < 0).any():
+        if (nxt < 0).any() or (projected < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         if (self.br_lift < 0).any():
             raise AssertionError("an outcome rolls more dice than its successes allow for")
         p = pr.floats(self.distinct)[self.br_odds]
-        self.branches = kernels.Outcomes(
-            found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
-        )
+        self.branches = kernels.Outcomes(br_start, p, NO_WORDS, NO_RESIDUES, nxt, damage)
         """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
         self._openings(openings)
 
     def _openings(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """The openings per relics used (a `kernels.RELICS` row): every joint roll, in order,
         with the node it starts at."""
-        by_moment = self.by_moment
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         self.used = used = sorted(openings)
         counts = np.zeros(kernels.RELICS + 1, dtype=np.int64)
@@ -243,7 +237,7 @@ class Flat:
         node = [
             self.index[openings[r]]
             if isinstance(openings[r], np.ndarray)
-            else np.array([self.node_of(m, by_moment) for m in openings[r]], dtype=np.int64)
+            else np.array([self.node_of(m) for m in openings[r]], dtype=np.int64)
             for r in used
         ]
         self.openings = kernels.Openings(
@@ -308,8 +302,8 @@ class Flat:
             )
         return lanes
 
-    def node_of(self, step: Step, duels: dict[Duel, int]) -> int:
-        return int(self.index[step]) if isinstance(step, int) else duels[step]
+    def node_of(self, step: Step) -> int:
+        return int(self.index[step]) if isinstance(step, int) else self.by_moment[step]
 
 
 def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:

@@ -122,35 +122,6 @@ class Bounds(NamedTuple):
     """Per (sequences left − 1, node), the most damage each fighter may still take."""
 
 
-class Duels(NamedTuple):
-    """F3's Duelist steps for `flatten` (CSR): per duel its first action, per action its
-    parry code (−1: no parry) and the node it leads to, for certain (a parry rolls no dice)."""
-
-    first: Array
-    code: Array
-    next: Array
-
-
-class Actions(NamedTuple):
-    """Every node's actions, in O4's order, and their outcomes (`flatten`)."""
-
-    act_start: Array
-    """The first action of each node (one more entry: the end)."""
-    position: Array
-    """Per node and action code, the action's index within its node (−1: none)."""
-    br_start: Array
-    """The first outcome of each action (one more entry: the end)."""
-    odds_a: Array
-    """Per outcome its odds a / 6**d: a …"""
-    odds_d: Array
-    """… and d."""
-    next: Array
-    damage: Array
-    lift: Array
-    """The exponent of 6 its odds' numerator is raised by to carry the next node's values
-    (over 6**exponent there) to its own node's."""
-
-
 class Openings(NamedTuple):
     """Per `RELICS` row the joint rolls of F1 and F2 (CSR): odds as in `Outcomes`, the curse
     damage A and B take and the node F4 (or F3) starts at."""
@@ -339,65 +310,55 @@ def closure(nexts: Array, seeds: Array, found: Array) -> None:
 
 
 @jit
-def flatten(source: Array, moves: Moves, index: Array, exponent: Array, duels: Duels) -> Actions:
-    """Every node's actions, in O4's order, and their outcomes as CSR arrays.
+def flatten(
+    source: Array, moves: Moves, index: Array, exponent: Array, duel_first: Array, duel_next: Array
+) -> tuple[Array, Array, Array, Array]:
+    """Every node's actions, in O4's order, and their outcomes as CSR arrays: per node its
+    first action and (F4 nodes) per action code the action's index within the node (−1:
+    none), per action its first outcome, and per outcome (rows) its odds a / 6**d as
+    64·a + d, its next node, the damage dealt and its lift: the exponent of 6 its odds'
+    numerator is raised by to carry the next node's values (over 6**exponent there) to its
+    own node's.
 
     An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (per moment, code
     and outcome slot), codes in order, slots with odds in order; an F3 node (`source` = −1 −
-    its index among the duels) takes its `duels` actions in the order they were listed.
-    Long because both kinds of node fill the same CSR arrays in one pass, in node order."""
+    its index among the duels) takes its parries in the order they were listed (CSR:
+    `duel_first` per duel), each leading for certain (odds 1 / 6**0, no damage) to
+    `duel_next`. Long because both kinds of node fill the same CSR arrays in one pass."""
     nodes, slots = len(source), moves.odds_a.shape[2]
     act_start = np.zeros(nodes + 1, np.int64)
     position = np.full((nodes, 4), -1, np.int64)
-    br_start = np.zeros(4 * nodes + len(duels.code) + 1, np.int64)
-    most = 4 * slots * nodes + len(duels.next)
-    odds_a, odds_d, nxt = (
-        np.zeros(most, np.int64),
-        np.zeros(most, np.int64),
-        np.zeros(most, np.int64),
-    )
-    damage, lift = np.zeros(most, np.int64), np.zeros(most, np.int64)
+    br_start = np.zeros(4 * nodes + len(duel_next) + 1, np.int64)
+    out = np.zeros((4, 4 * slots * nodes + len(duel_next)), np.int64)
+    odds, nxt, damage, lift = out[0], out[1], out[2], out[3]
     actions = count = 0
     for i in range(nodes):
         act_start[i] = actions
         n = source[i]
-        if n >= 0:
-            for code in range(4):
-                for slot in range(slots):
-                    if moves.odds_a[n, code, slot] <= 0:
-                        continue
-                    if position[i, code] < 0:
-                        position[i, code] = actions - act_start[i]
-                        br_start[actions] = count
-                        actions += 1
-                    odds_a[count] = moves.odds_a[n, code, slot]
-                    odds_d[count] = moves.odds_d[n, code, slot]
-                    nxt[count] = index[moves.next[n, code, slot]]
-                    damage[count] = moves.damage[n, code, slot]
-                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
-                    count += 1
-        else:
-            duel = -1 - n
-            for t in range(duels.first[duel], duels.first[duel + 1]):
-                if duels.code[t] >= 0:
-                    position[i, duels.code[t]] = actions - act_start[i]
+        if n < 0:
+            for t in range(duel_first[-1 - n], duel_first[-n]):
                 br_start[actions] = count
                 actions += 1
-                odds_a[count], nxt[count] = 1, duels.next[t]  # odds 1 / 6**0, no damage
+                odds[count], nxt[count] = 64, duel_next[t]
                 lift[count] = exponent[i] - exponent[nxt[count]]
+                count += 1
+            continue
+        for code in range(4):
+            for slot in range(slots):
+                if moves.odds_a[n, code, slot] <= 0:
+                    continue
+                if position[i, code] < 0:
+                    position[i, code] = actions - act_start[i]
+                    br_start[actions] = count
+                    actions += 1
+                odds[count] = 64 * moves.odds_a[n, code, slot] + moves.odds_d[n, code, slot]
+                nxt[count] = index[moves.next[n, code, slot]]
+                damage[count] = moves.damage[n, code, slot]
+                lift[count] = exponent[i] - moves.odds_d[n, code, slot] - exponent[nxt[count]]
                 count += 1
     act_start[nodes] = actions
     br_start[actions] = count
-    return Actions(
-        act_start,
-        position,
-        br_start[: actions + 1].copy(),
-        odds_a[:count].copy(),
-        odds_d[:count].copy(),
-        nxt[:count].copy(),
-        damage[:count].copy(),
-        lift[:count].copy(),
-    )
+    return act_start, position, br_start[: actions + 1].copy(), out[:, :count].copy()
 
 
 @jit
@@ -523,13 +484,16 @@ def _carry(
     first: int,
     moduli: Moduli,
 ) -> None:
-    """`solve`'s one step: into[row, cell] += the odds of outcome (or opening) o × the
-    values of `source` at (node, moved), from value `first` on (U, D: 1 skips U), in every
-    lane: as floats, modulo 2**64 and modulo each prime."""
+    """The one step of every resolution: into[row, cell] += the odds of outcome (or opening)
+    o × the values of `source` at (node, moved), from value `first` on (`solve`'s U, D: 1
+    skips U; `push`'s one mass), in every lane: as floats, modulo 2**64 (`solve` alone: its
+    odds have words) and modulo each prime."""
     primes, inverses = moduli.primes, moduli.inverses
-    for v in range(first, 2):
+    words = len(odds.word) > 0
+    for v in range(first, into.f.shape[2]):
         into.f[row, cell, v] += odds.p[o] * source.f[node, moved, v]
-        into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
+        if words:
+            into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
         for q in range(len(primes)):
             term = mulmod(odds.res[o, q], source.res[node, moved, v, q], primes[q], inverses[q])
             into.res[row, cell, v, q] = addmod(into.res[row, cell, v, q], term, primes[q])
@@ -693,33 +657,22 @@ def _rolled(
 def _holds(mass: Values, row: int, cell: int) -> bool:
     """Whether (row, cell) holds mass (exact mode: a float may underflow where the
     residues do not)."""
-    if mass.f[row, cell] != 0.0:
+    if mass.f[row, cell, 0] != 0.0:
         return True
-    for q in range(mass.res.shape[2]):  # noqa: SIM110 - numba compiles no generators
-        if mass.res[row, cell, q] != 0:
+    for q in range(mass.res.shape[3]):  # noqa: SIM110 - numba compiles no generators
+        if mass.res[row, cell, 0, q] != 0:
             return True
     return False
 
 
 @inline
-def _move(
-    mass: Values,
-    node: int,
-    moved: int,
-    source: Values,
-    row: int,
-    cell: int,
-    odds: Outcomes | Openings,
-    o: int,
-    moduli: Moduli,
-) -> None:
-    """mass[node, moved] += the odds of outcome (or opening) o, as a float and modulo each
-    prime, × the mass of `source` at (row, cell)."""
-    primes, inverses = moduli.primes, moduli.inverses
-    mass.f[node, moved] += odds.p[o] * source.f[row, cell]
-    for q in range(len(primes)):
-        term = mulmod(odds.res[o, q], source.res[row, cell, q], primes[q], inverses[q])
-        mass.res[node, moved, q] = addmod(mass.res[node, moved, q], term, primes[q])
+def _gather(into: Values, row: int, cell: int, source: Values, node: int, moved: int, p: Array):
+    """into[row, cell] += source[node, moved] (certain: odds 1), in every lane of `push`."""
+    into.f[row, cell, 0] += source.f[node, moved, 0]
+    for q in range(len(p)):
+        into.res[row, cell, 0, q] = addmod(
+            into.res[row, cell, 0, q], source.res[node, moved, 0, q], p[q]
+        )
 
 
 @jit
@@ -740,7 +693,7 @@ def _roll(
                 for o in range(first, last):
                     wa, wb = max(0, a - openings.curse_a[o]), max(0, b - openings.curse_b[o])
                     node = fallen if wa == 0 or wb == 0 else openings.node[o]
-                    _move(mass, node, wa * width + wb, ends, relics, cell, openings, o, moduli)
+                    _carry(mass, node, wa * width + wb, openings, o, ends, relics, cell, 0, moduli)
 
 
 @jit
@@ -763,18 +716,21 @@ def push(
     pushes it down the nodes, each (node, cell) split by the mover's choice there and by its
     action's odds; mass where a fighter falls leaves for the finals (the extra last row of
     `mass`) at once, the rest ends the sequence per relics used and starts the next. Only
-    the cells `reach` found are visited (and zeroed before each sequence). Long because a
-    sequence's passes (zero, roll, push) share its arrays and run in order; the push is one
-    loop nest, its per-outcome step inlined (`_move`: called, not inlined, push took 5 times
-    as long on bench_fight's heuristic fights)."""
+    the cells `reach` found are visited (and zeroed before each sequence). The masses are
+    `Values` of one value (no words: masses are not compared), so that `solve`'s step
+    (`_carry`) moves them. Long because a sequence's passes (zero, roll, push) share its
+    arrays and run in order; the push is one loop nest, its per-outcome step inlined
+    (called, not inlined, push took 5 times as long on bench_fight's heuristic fights)."""
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
-    unused = np.zeros((0, 0), np.uint64)  # no words: masses are not compared
-    mass = Values(np.empty((nodes + 1, cells)), unused, np.empty((nodes + 1, cells, k), np.int64))
+    unused = np.zeros((0, 0, 0), np.uint64)
+    mass = Values(
+        np.empty((nodes + 1, cells, 1)), unused, np.empty((nodes + 1, cells, 1, k), np.int64)
+    )
     mass.f[nodes] = 0.0
     mass.res[nodes] = 0
-    ends = Values(np.zeros((RELICS, cells)), unused, np.zeros((RELICS, cells, k), np.int64))
+    ends = Values(np.zeros((RELICS, cells, 1)), unused, np.zeros((RELICS, cells, 1, k), np.int64))
     ends.f[0, start] = 1.0
     ends.res[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0
@@ -799,11 +755,7 @@ def push(
                     if not row >> b & 1 or not _holds(mass, i, cell):
                         continue
                     if end >= 0:
-                        ends.f[end, cell] += mass.f[i, cell]
-                        for q in range(k):
-                            ends.res[end, cell, q] = addmod(
-                                ends.res[end, cell, q], mass.res[i, cell, q], primes[q]
-                            )
+                        _gather(ends, end, cell, mass, i, cell, primes)
                         continue
                     choice = choices[level, i, cell] if optimal[i] else heuristic[i, cell]
                     j = graph.act_start[i] + choice
@@ -812,11 +764,8 @@ def push(
                         dmg = branches.damage[o]
                         node = nodes if target <= dmg else branches.next[o]
                         wa, wb = struck(a, b, x, dmg)
-                        _move(mass, node, wa * width + wb, mass, i, cell, branches, o, moduli)
-    finals_f, finals_r = mass.f[nodes].copy(), mass.res[nodes].copy()  # not views: mass goes
+                        _carry(mass, node, wa * width + wb, branches, o, mass, i, cell, 0, moduli)
     for relics in range(RELICS):
         for cell in range(cells):
-            finals_f[cell] += ends.f[relics, cell]
-            for q in range(k):
-                finals_r[cell, q] = addmod(finals_r[cell, q], ends.res[relics, cell, q], primes[q])
-    return finals_f, finals_r
+            _gather(mass, nodes, cell, ends, relics, cell, primes)
+    return mass.f[nodes, :, 0].copy(), mass.res[nodes, :, 0].copy()  # not views: mass goes

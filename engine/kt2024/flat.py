@@ -86,8 +86,8 @@ class Flat:
         self.sequence = sequence
         self.table = sequence.table
         self.rounds = fight.options.rounds
-        self.width = fight.fighter_b.wounds + 1
-        self.cells = (fight.fighter_a.wounds + 1) * self.width
+        self.height, self.width = fight.fighter_a.wounds + 1, fight.fighter_b.wounds + 1
+        self.cells = self.height * self.width
         self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
         self.strategies = np.array([kernels.STRATEGY[f.strategy] for f in sequence.fighters])
         self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
@@ -266,7 +266,7 @@ class Flat:
         `reach` (kept throughout) and the choices, plus the largest of `decide`'s plans,
         `solve`'s values and `push`'s masses, each freed before the next loop runs."""
         nodes, cells, rounds = self.nodes, self.cells, self.rounds
-        rows = 8 * (rounds + 1) * nodes * (cells // self.width)  # reached, decide's region
+        rows = 8 * (rounds + 1) * nodes * self.height  # reached, decide's region
         rows += 16 * rounds * nodes  # exposure
         choices = (1 + rounds * self.optimal) * nodes * cells
         plans = 4 * nodes * cells
@@ -369,9 +369,10 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     building what the next takes."""
     lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
-    graph, branches, openings = flat.graph, flat.branches, flat.openings
-    height, width = flat.cells // flat.width, flat.width
-    reached, ends = kernels.reach(graph, branches, openings, flat.rounds, height, width)
+    height, width = flat.height, flat.width
+    reached, ends = kernels.reach(
+        flat.graph, flat.branches, flat.openings, flat.rounds, height, width
+    )
     heuristic = kernels.decide(
         height,
         width,
@@ -384,15 +385,12 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         flat.facts,
         flat.position,
     )
-    graph = graph._replace(heuristic=heuristic)
+    graph = flat.graph._replace(heuristic=heuristic)
+    choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
     if flat.optimal:
-        bounds = kernels.Bounds(
-            reached, ends, kernels.exposure(graph, branches, openings, flat.rounds)
-        )
-        choices = solved(flat, graph, branches, openings, bounds, solving)
-    else:
-        choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
-    finals = pushed(flat, graph, branches, openings, choices, reached, pushing, lanes)
+        most = kernels.exposure(flat.graph, flat.branches, flat.openings, flat.rounds)
+        choices = solved(flat, graph, kernels.Bounds(reached, ends, most), solving)
+    finals = pushed(flat, graph, choices, reached, pushing, lanes)
     if not exact:
         return {divmod(c, width): float(finals[c]) for c in np.flatnonzero(finals).tolist()}
     held = np.flatnonzero(finals.any(axis=1))
@@ -405,19 +403,14 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
 
 
 def solved(
-    flat: Flat,
-    graph: kernels.Graph,
-    branches: kernels.Outcomes,
-    openings: kernels.Openings,
-    bounds: kernels.Bounds,
-    solving: tuple[int, ...],
+    flat: Flat, graph: kernels.Graph, bounds: kernels.Bounds, solving: tuple[int, ...]
 ) -> np.ndarray:
     """OPTIMAL's choices (`kernels.solve`), its outcomes' odds also as the integers that carry
     numerators from node to node, modulo 2**64 and the `solving` primes."""
     word, res = branch_scales(flat, solving)
-    scaled = branches._replace(word=word, res=res)
+    branches = flat.branches._replace(word=word, res=res)
     word, res = opening_scales(flat, solving)
-    scaled_openings = openings._replace(word=word, res=res)
+    openings = flat.openings._replace(word=word, res=res)
     primes = np.array(solving, dtype=np.int64)
     exactly = kernels.Exact(
         kernels.Moduli(primes, 1.0 / primes),
@@ -426,17 +419,14 @@ def solved(
         flat.step,
         TOLERANCE,
     )
-    height = flat.cells // flat.width
     return kernels.solve(
-        graph, scaled, scaled_openings, flat.rounds, height, flat.width, bounds, exactly
+        graph, branches, openings, flat.rounds, flat.height, flat.width, bounds, exactly
     )
 
 
 def pushed(
     flat: Flat,
     graph: kernels.Graph,
-    branches: kernels.Outcomes,
-    openings: kernels.Openings,
     choices: np.ndarray,
     reached: np.ndarray,
     pushing: tuple[int, ...],
@@ -444,21 +434,20 @@ def pushed(
 ) -> np.ndarray:
     """The finals of `kernels.push`: per cell its mass as a float (float mode), or modulo
     each of the `pushing` primes (columns), `lanes` primes a pass."""
-    height, width = flat.cells // flat.width, flat.width
     passes = [pushing[i : i + lanes] for i in range(0, len(pushing), max(lanes, 1))] or [()]
     found = []
     for primes in passes:
         column = np.array(primes, dtype=np.int64)
         finals_f, finals_r = kernels.push(
             graph,
-            branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
-            openings._replace(res=roll_odds(flat, primes)),
+            flat.branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
+            flat.openings._replace(res=roll_odds(flat, primes)),
             choices,
             reached,
             flat.rounds,
             flat.start,
-            height,
-            width,
+            flat.height,
+            flat.width,
             kernels.Moduli(column, 1.0 / column),
         )
         found.append(finals_r if primes else finals_f)

@@ -1,22 +1,15 @@
 """The compiled inner loops of a fight over the wounds grid (numba).
 
-A fight is flattened (`flat.Flat`) into nodes (wound-free moments) ordered so that every move
-goes to a lower node, actions per node and outcomes per action, all as arrays. The loops here
-then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as a·width + b:
-
-* `closure`: the moments a fight reaches (the nodes);
-* `reach`: which cells any play reaches, so that the others are skipped, and `exposure`:
-  where no one can fall any more;
-* `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
-  §9.6 they compare, walking nodes upwards from the ends of the sequence;
-* `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and as numerators modulo
-  2**64 and maybe a few primes, so that close candidates are ordered exactly (`exact_sign`);
-* `push`: the real resolution (§9.7), probability mass pushed down the nodes, sequence after
-  sequence, as floats and (exact mode) modulo enough primes to recover every numerator (a
-  few of them a call where all at once would not fit the memory budget, `flat.Flat.lanes`).
-
-The loops read named records (`Graph`, `Outcomes`, `Openings`, `Moves`, …: numba passes
-NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
+A fight is flattened (`flat.Flat`, `flatten`) into nodes (wound-free moments) ordered so that
+every move goes to a lower node, actions per node and outcomes per action, all as arrays. The
+loops visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as
+a·width + b, in the order `flat.resolve` runs them: `reach` (the cells any play reaches; the
+others are skipped), `decide` (the heuristic choices, §9.5 and §9.6), `solve` (OPTIMAL's
+backward induction, §9.8, ordering close candidates exactly: `exact_sign`) and `push` (the
+real resolution, §9.7), the last two moving values by one step (`_carry`) in every lane:
+floats, numerators modulo 2**64 (`solve`'s) and modulo primes (exact mode, and `solve`'s
+close values). They read named records (`Graph`, `Outcomes`, `Openings`, `Values`, …: numba
+passes NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
 
 Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
 handful of arithmetic steps; interpreted (or as per-node numpy calls) that is tens to hundreds

@@ -6,10 +6,10 @@ loops visit every (node, cell) once, a cell being (wounds A, wounds B) flattened
 a·width + b, in the order `flat.resolve` runs them: `reach` (the cells any play reaches; the
 others are skipped), `decide` (the heuristic choices, §9.5 and §9.6), `solve` (OPTIMAL's
 backward induction, §9.8, ordering close candidates exactly: `exact_sign`) and `push` (the
-real resolution, §9.7), the last two moving values by one step (`_carry`) in every lane:
-floats, numerators modulo 2**64 (`solve`'s) and modulo primes (exact mode, and `solve`'s
-close values). They read named records (`Graph`, `Outcomes`, `Openings`, `Values`, …: numba
-passes NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
+real resolution, §9.7), the last two carrying values in every lane: floats, numerators
+modulo 2**64 (`solve`'s) and modulo primes (exact mode, and `solve`'s close values). They
+read named records (`Graph`, `Outcomes`, `Openings`, `Values`, …: numba passes NamedTuples of
+arrays as cheaply as tuples); per-cell helpers are inlined.
 
 Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
 handful of arithmetic steps; interpreted (or as per-node numpy calls) that is tens to hundreds
@@ -477,16 +477,13 @@ def _carry(
     first: int,
     moduli: Moduli,
 ) -> None:
-    """The one step of every resolution: into[row, cell] += the odds of outcome (or opening)
-    o × the values of `source` at (node, moved), from value `first` on (`solve`'s U, D: 1
-    skips U; `push`'s one mass), in every lane: as floats, modulo 2**64 (`solve` alone: its
-    odds have words) and modulo each prime."""
+    """`solve`'s one step: into[row, cell] += the odds of outcome (or opening) o × the
+    values of `source` at (node, moved), from value `first` on (U, D: 1 skips U), in every
+    lane: as floats, modulo 2**64 and modulo each prime."""
     primes, inverses = moduli.primes, moduli.inverses
-    words = len(odds.word) > 0
-    for v in range(first, into.f.shape[2]):
+    for v in range(first, 2):
         into.f[row, cell, v] += odds.p[o] * source.f[node, moved, v]
-        if words:
-            into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
+        into.w[row, cell, v] += odds.word[o] * source.w[node, moved, v]
         for q in range(len(primes)):
             term = mulmod(odds.res[o, q], source.res[node, moved, v, q], primes[q], inverses[q])
             into.res[row, cell, v, q] = addmod(into.res[row, cell, v, q], term, primes[q])
@@ -650,22 +647,33 @@ def _rolled(
 def _holds(mass: Values, row: int, cell: int) -> bool:
     """Whether (row, cell) holds mass (exact mode: a float may underflow where the
     residues do not)."""
-    if mass.f[row, cell, 0] != 0.0:
+    if mass.f[row, cell] != 0.0:
         return True
-    for q in range(mass.res.shape[3]):  # noqa: SIM110 - numba compiles no generators
-        if mass.res[row, cell, 0, q] != 0:
+    for q in range(mass.res.shape[2]):  # noqa: SIM110 - numba compiles no generators
+        if mass.res[row, cell, q] != 0:
             return True
     return False
 
 
 @inline
-def _gather(into: Values, row: int, cell: int, source: Values, node: int, moved: int, p: Array):
-    """into[row, cell] += source[node, moved] (certain: odds 1), in every lane of `push`."""
-    into.f[row, cell, 0] += source.f[node, moved, 0]
-    for q in range(len(p)):
-        into.res[row, cell, 0, q] = addmod(
-            into.res[row, cell, 0, q], source.res[node, moved, 0, q], p[q]
-        )
+def _move(
+    mass: Values,
+    node: int,
+    moved: int,
+    source: Values,
+    row: int,
+    cell: int,
+    odds: Outcomes | Openings,
+    o: int,
+    moduli: Moduli,
+) -> None:
+    """mass[node, moved] += the odds of outcome (or opening) o, as a float and modulo each
+    prime, × the mass of `source` at (row, cell)."""
+    primes, inverses = moduli.primes, moduli.inverses
+    mass.f[node, moved] += odds.p[o] * source.f[row, cell]
+    for q in range(len(primes)):
+        term = mulmod(odds.res[o, q], source.res[row, cell, q], primes[q], inverses[q])
+        mass.res[node, moved, q] = addmod(mass.res[node, moved, q], term, primes[q])
 
 
 @jit
@@ -686,7 +694,7 @@ def _roll(
                 for o in range(first, last):
                     wa, wb = max(0, a - openings.curse_a[o]), max(0, b - openings.curse_b[o])
                     node = fallen if wa == 0 or wb == 0 else openings.node[o]
-                    _carry(mass, node, wa * width + wb, openings, o, ends, relics, cell, 0, moduli)
+                    _move(mass, node, wa * width + wb, ends, relics, cell, openings, o, moduli)
 
 
 @jit
@@ -709,21 +717,18 @@ def push(
     pushes it down the nodes, each (node, cell) split by the mover's choice there and by its
     action's odds; mass where a fighter falls leaves for the finals (the extra last row of
     `mass`) at once, the rest ends the sequence per relics used and starts the next. Only
-    the cells `reach` found are visited (and zeroed before each sequence). The masses are
-    `Values` of one value (no words: masses are not compared), so that `solve`'s step
-    (`_carry`) moves them. Long because a sequence's passes (zero, roll, push) share its
-    arrays and run in order; the push is one loop nest, its per-outcome step inlined
-    (called, not inlined, push took 5 times as long on bench_fight's heuristic fights)."""
+    the cells `reach` found are visited (and zeroed before each sequence). Long because a
+    sequence's passes (zero, roll, push) share its arrays and run in order; the push is one
+    loop nest, its per-outcome step inlined (`_move`: called, not inlined, push took 5 times
+    as long on bench_fight's heuristic fights)."""
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
-    unused = np.zeros((0, 0, 0), np.uint64)
-    mass = Values(
-        np.empty((nodes + 1, cells, 1)), unused, np.empty((nodes + 1, cells, 1, k), np.int64)
-    )
+    unused = np.zeros((0, 0), np.uint64)  # no words: masses are not compared
+    mass = Values(np.empty((nodes + 1, cells)), unused, np.empty((nodes + 1, cells, k), np.int64))
     mass.f[nodes] = 0.0
     mass.res[nodes] = 0
-    ends = Values(np.zeros((RELICS, cells, 1)), unused, np.zeros((RELICS, cells, 1, k), np.int64))
+    ends = Values(np.zeros((RELICS, cells)), unused, np.zeros((RELICS, cells, k), np.int64))
     ends.f[0, start] = 1.0
     ends.res[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0
@@ -748,7 +753,11 @@ def push(
                     if not row >> b & 1 or not _holds(mass, i, cell):
                         continue
                     if end >= 0:
-                        _gather(ends, end, cell, mass, i, cell, primes)
+                        ends.f[end, cell] += mass.f[i, cell]
+                        for q in range(k):
+                            ends.res[end, cell, q] = addmod(
+                                ends.res[end, cell, q], mass.res[i, cell, q], primes[q]
+                            )
                         continue
                     choice = choices[level, i, cell] if optimal[i] else heuristic[i, cell]
                     j = graph.act_start[i] + choice
@@ -757,8 +766,11 @@ def push(
                         dmg = branches.damage[o]
                         node = nodes if target <= dmg else branches.next[o]
                         wa, wb = struck(a, b, x, dmg)
-                        _carry(mass, node, wa * width + wb, branches, o, mass, i, cell, 0, moduli)
+                        _move(mass, node, wa * width + wb, mass, i, cell, branches, o, moduli)
+    finals_f, finals_r = mass.f[nodes].copy(), mass.res[nodes].copy()  # not views: mass goes
     for relics in range(RELICS):
         for cell in range(cells):
-            _gather(mass, nodes, cell, ends, relics, cell, primes)
-    return mass.f[nodes, :, 0].copy(), mass.res[nodes, :, 0].copy()  # not views: mass goes
+            finals_f[cell] += ends.f[relics, cell]
+            for q in range(k):
+                finals_r[cell, q] = addmod(finals_r[cell, q], ends.res[relics, cell, q], primes[q])
+    return finals_f, finals_r

@@ -33,9 +33,6 @@ from .precision import power6
 from .sequence import Duel, Roll, Sequence, Step
 from .table import strike_dice
 
-Move = tuple[int, Step]
-"""An F3 mover's parry code and the step it leads to (a parry rolls no dice, §9.4)."""
-
 TOLERANCE = np.array([1e-9, 1e-7])
 """Gaps in U and in D beyond which the float values of two OPTIMAL candidates order them as
 their exact values do. Float error stays far below: every value is a convex combination of at
@@ -89,8 +86,8 @@ class Flat:
         self.sequence = sequence
         self.table = sequence.table
         self.rounds = fight.options.rounds
-        self.width = fight.fighter_b.wounds + 1
-        self.cells = (fight.fighter_a.wounds + 1) * self.width
+        self.height, self.width = fight.fighter_a.wounds + 1, fight.fighter_b.wounds + 1
+        self.cells = self.height * self.width
         self.start = fight.fighter_a.wounds * self.width + fight.fighter_b.wounds
         self.strategies = np.array([kernels.STRATEGY[f.strategy] for f in sequence.fighters])
         self.optimal = bool((self.strategies == kernels.OPTIMAL).any())
@@ -105,7 +102,7 @@ class Flat:
         """Every node reachable from the openings of the sequences the fight may play, the
         relics used carried from one sequence to the next."""
         seq, table = self.sequence, self.table
-        duels: dict[Duel, list[Move]] = {}  # F3 step → its mover's parries, in order
+        duels: dict[Duel, list[Step]] = {}  # F3 step → where its parries lead, in order
         reached = np.zeros(table.size, dtype=bool)  # per F4 moment (table number)
         nexts = table.moves.next.reshape(table.size, -1)
         openings: dict[int, list[Step] | np.ndarray] = {}
@@ -132,10 +129,10 @@ class Flat:
         self.duels = duels
         self._order(openings)
 
-    def _duels(self, found: list[Step], duels: dict[Duel, list[Move]]) -> np.ndarray:
-        """F3: the Duelist steps reachable from `found` (added to `duels` with their mover's
-        parries and where each leads), and the table numbers of the F4 moments they and
-        `found` lead to."""
+    def _duels(self, found: list[Step], duels: dict[Duel, list[Step]]) -> np.ndarray:
+        """F3: the Duelist steps reachable from `found` (added to `duels` with where each of
+        their mover's parries leads: a parry rolls no dice, §9.4), and the table numbers of
+        the F4 moments they and `found` lead to."""
         seq = self.sequence
         seeds, stack = set(), list(found)
         while stack:
@@ -145,8 +142,8 @@ class Flat:
                 continue
             if step in duels:
                 continue
-            moves = duels[step] = [(c, seq.parried(step, c)) for c in seq.parries(step)]
-            stack.extend(nxt for _, nxt in moves)
+            duels[step] = [seq.parried(step, c) for c in seq.parries(step)]
+            stack.extend(duels[step])
         return np.array(sorted(seeds), dtype=np.int64)
 
     def _order(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
@@ -196,46 +193,43 @@ class Flat:
     def _actions(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """Actions (per node, in O4's order) and their outcomes, as CSR arrays
         (`kernels.flatten`)."""
-        table, by_moment = self.table, self.by_moment
         source = np.empty(self.nodes, dtype=np.int64)
         source[self.f4_ids] = self.numbers
-        source[list(by_moment.values())] = -1 - np.arange(len(by_moment))
-        first, codes, nexts = [0], [], []
-        for moves in self.duels.values():
-            codes += [code for code, _ in moves]
-            nexts += [self.node_of(step, by_moment) for _, step in moves]
-            first.append(len(codes))
-        duels = kernels.Duels(*(np.array(v, dtype=np.int64) for v in (first, codes, nexts)))
-        found = kernels.flatten(source, table.moves, self.index, self.exponent, duels)
-        self.position = found.position
+        source[list(self.by_moment.values())] = -1 - np.arange(len(self.by_moment))
+        first = np.cumsum([0] + [len(moves) for moves in self.duels.values()])
+        nexts = [self.node_of(step) for moves in self.duels.values() for step in moves]
+        act_start, self.position, br_start, found = kernels.flatten(
+            source,
+            self.table.moves,
+            self.index,
+            self.exponent,
+            first,
+            np.array(nexts, dtype=np.int64),
+        )
+        key, nxt, damage, self.br_lift = found
+        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
+        node's numerators (over 6**exponent there) to its own node's."""
         unknown = np.zeros((0, 0), dtype=np.int8)  # the heuristic choices (`kernels.decide`)
         optimal = self.strategies[self.mover] == kernels.OPTIMAL
         self.graph = kernels.Graph(
-            self.mover, optimal, self.ended, self.exponent, unknown, found.act_start
+            self.mover, optimal, self.ended, self.exponent, unknown, act_start
         )
-        self.br_lift = found.lift
-        """Per outcome, the exponent of 6 its odds' numerator is raised by to carry the next
-        node's numerators (over 6**exponent there) to its own node's."""
-        key = found.odds_a * 64 + found.odds_d  # odds a / 6**d, d < 64
         distinct, self.br_odds = np.unique(key, return_inverse=True)
         self.distinct = [divmod(k, 64) for k in distinct.tolist()]
         """The distinct odds of the outcomes; `br_odds` indexes them."""
         projected = self.pnext[self.tactical][self.position[self.tactical] >= 0]
-        if (found.next < 0).any() or (projected < 0).any():
+        if (nxt < 0).any() or (projected < 0).any():
             raise AssertionError("an outcome leads outside the graph")
         if (self.br_lift < 0).any():
             raise AssertionError("an outcome rolls more dice than its successes allow for")
         p = pr.floats(self.distinct)[self.br_odds]
-        self.branches = kernels.Outcomes(
-            found.br_start, p, NO_WORDS, NO_RESIDUES, found.next, found.damage
-        )
+        self.branches = kernels.Outcomes(br_start, p, NO_WORDS, NO_RESIDUES, nxt, damage)
         """The outcomes' odds as floats: their residues are `solve`'s and `push`'s to add."""
         self._openings(openings)
 
     def _openings(self, openings: dict[int, list[Step] | np.ndarray]) -> None:
         """The openings per relics used (a `kernels.RELICS` row): every joint roll, in order,
         with the node it starts at."""
-        by_moment = self.by_moment
         curse_a, curse_b = joint(self.sequence, lambda roll: roll[3:])
         self.used = used = sorted(openings)
         counts = np.zeros(kernels.RELICS + 1, dtype=np.int64)
@@ -243,7 +237,7 @@ class Flat:
         node = [
             self.index[openings[r]]
             if isinstance(openings[r], np.ndarray)
-            else np.array([self.node_of(m, by_moment) for m in openings[r]], dtype=np.int64)
+            else np.array([self.node_of(m) for m in openings[r]], dtype=np.int64)
             for r in used
         ]
         self.openings = kernels.Openings(
@@ -272,7 +266,7 @@ class Flat:
         `reach` (kept throughout) and the choices, plus the largest of `decide`'s plans,
         `solve`'s values and `push`'s masses, each freed before the next loop runs."""
         nodes, cells, rounds = self.nodes, self.cells, self.rounds
-        rows = 8 * (rounds + 1) * nodes * (cells // self.width)  # reached, decide's region
+        rows = 8 * (rounds + 1) * nodes * self.height  # reached, decide's region
         rows += 16 * rounds * nodes  # exposure
         choices = (1 + rounds * self.optimal) * nodes * cells
         plans = 4 * nodes * cells
@@ -308,8 +302,8 @@ class Flat:
             )
         return lanes
 
-    def node_of(self, step: Step, duels: dict[Duel, int]) -> int:
-        return int(self.index[step]) if isinstance(step, int) else duels[step]
+    def node_of(self, step: Step) -> int:
+        return int(self.index[step]) if isinstance(step, int) else self.by_moment[step]
 
 
 def joint(sequence: Sequence, pick: Callable[[Roll], tuple[int, ...]]) -> tuple[np.ndarray, ...]:
@@ -375,9 +369,10 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     building what the next takes."""
     lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
-    graph, branches, openings = flat.graph, flat.branches, flat.openings
-    height, width = flat.cells // flat.width, flat.width
-    reached, ends = kernels.reach(graph, branches, openings, flat.rounds, height, width)
+    height, width = flat.height, flat.width
+    reached, ends = kernels.reach(
+        flat.graph, flat.branches, flat.openings, flat.rounds, height, width
+    )
     heuristic = kernels.decide(
         height,
         width,
@@ -390,15 +385,12 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
         flat.facts,
         flat.position,
     )
-    graph = graph._replace(heuristic=heuristic)
+    graph = flat.graph._replace(heuristic=heuristic)
+    choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
     if flat.optimal:
-        bounds = kernels.Bounds(
-            reached, ends, kernels.exposure(graph, branches, openings, flat.rounds)
-        )
-        choices = solved(flat, graph, branches, openings, bounds, solving)
-    else:
-        choices = np.zeros((flat.rounds, 1, 1), dtype=np.int8)
-    finals = pushed(flat, graph, branches, openings, choices, reached, pushing, lanes)
+        most = kernels.exposure(flat.graph, flat.branches, flat.openings, flat.rounds)
+        choices = solved(flat, graph, kernels.Bounds(reached, ends, most), solving)
+    finals = pushed(flat, graph, choices, reached, pushing, lanes)
     if not exact:
         return {divmod(c, width): float(finals[c]) for c in np.flatnonzero(finals).tolist()}
     held = np.flatnonzero(finals.any(axis=1))
@@ -411,19 +403,14 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
 
 
 def solved(
-    flat: Flat,
-    graph: kernels.Graph,
-    branches: kernels.Outcomes,
-    openings: kernels.Openings,
-    bounds: kernels.Bounds,
-    solving: tuple[int, ...],
+    flat: Flat, graph: kernels.Graph, bounds: kernels.Bounds, solving: tuple[int, ...]
 ) -> np.ndarray:
     """OPTIMAL's choices (`kernels.solve`), its outcomes' odds also as the integers that carry
     numerators from node to node, modulo 2**64 and the `solving` primes."""
     word, res = branch_scales(flat, solving)
-    scaled = branches._replace(word=word, res=res)
+    branches = flat.branches._replace(word=word, res=res)
     word, res = opening_scales(flat, solving)
-    scaled_openings = openings._replace(word=word, res=res)
+    openings = flat.openings._replace(word=word, res=res)
     primes = np.array(solving, dtype=np.int64)
     exactly = kernels.Exact(
         kernels.Moduli(primes, 1.0 / primes),
@@ -432,17 +419,14 @@ def solved(
         flat.step,
         TOLERANCE,
     )
-    height = flat.cells // flat.width
     return kernels.solve(
-        graph, scaled, scaled_openings, flat.rounds, height, flat.width, bounds, exactly
+        graph, branches, openings, flat.rounds, flat.height, flat.width, bounds, exactly
     )
 
 
 def pushed(
     flat: Flat,
     graph: kernels.Graph,
-    branches: kernels.Outcomes,
-    openings: kernels.Openings,
     choices: np.ndarray,
     reached: np.ndarray,
     pushing: tuple[int, ...],
@@ -450,21 +434,20 @@ def pushed(
 ) -> np.ndarray:
     """The finals of `kernels.push`: per cell its mass as a float (float mode), or modulo
     each of the `pushing` primes (columns), `lanes` primes a pass."""
-    height, width = flat.cells // flat.width, flat.width
     passes = [pushing[i : i + lanes] for i in range(0, len(pushing), max(lanes, 1))] or [()]
     found = []
     for primes in passes:
         column = np.array(primes, dtype=np.int64)
         finals_f, finals_r = kernels.push(
             graph,
-            branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
-            openings._replace(res=roll_odds(flat, primes)),
+            flat.branches._replace(res=pr.residues(flat.distinct, primes)[flat.br_odds]),
+            flat.openings._replace(res=roll_odds(flat, primes)),
             choices,
             reached,
             flat.rounds,
             flat.start,
-            height,
-            width,
+            flat.height,
+            flat.width,
             kernels.Moduli(column, 1.0 / column),
         )
         found.append(finals_r if primes else finals_f)

@@ -1,22 +1,15 @@
 """The compiled inner loops of a fight over the wounds grid (numba).
 
-A fight is flattened (`flat.Flat`) into nodes (wound-free moments) ordered so that every move
-goes to a lower node, actions per node and outcomes per action, all as arrays. The loops here
-then visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as a·width + b:
-
-* `closure`: the moments a fight reaches (the nodes);
-* `reach`: which cells any play reaches, so that the others are skipped, and `exposure`:
-  where no one can fall any more;
-* `decide`: the heuristic choices of §9.5 at every cell, with the deterministic projection of
-  §9.6 they compare, walking nodes upwards from the ends of the sequence;
-* `solve`: OPTIMAL's backward induction (§9.8) on U and D, as floats and as numerators modulo
-  2**64 and maybe a few primes, so that close candidates are ordered exactly (`exact_sign`);
-* `push`: the real resolution (§9.7), probability mass pushed down the nodes, sequence after
-  sequence, as floats and (exact mode) modulo enough primes to recover every numerator (a
-  few of them a call where all at once would not fit the memory budget, `flat.Flat.lanes`).
-
-The loops read named records (`Graph`, `Outcomes`, `Openings`, `Moves`, …: numba passes
-NamedTuples of arrays as cheaply as tuples); per-cell helpers are inlined.
+A fight is flattened (`flat.Flat`, `flatten`) into nodes (wound-free moments) ordered so that
+every move goes to a lower node, actions per node and outcomes per action, all as arrays. The
+loops visit every (node, cell) once, a cell being (wounds A, wounds B) flattened as
+a·width + b, in the order `flat.resolve` runs them: `reach` (the cells any play reaches; the
+others are skipped), `decide` (the heuristic choices, §9.5 and §9.6), `solve` (OPTIMAL's
+backward induction, §9.8, ordering close candidates exactly: `exact_sign`) and `push` (the
+real resolution, §9.7), the last two carrying values in every lane: floats, numerators
+modulo 2**64 (`solve`'s) and modulo primes (exact mode, and `solve`'s close values). They
+read named records (`Graph`, `Outcomes`, `Openings`, `Values`, …: numba passes NamedTuples of
+arrays as cheaply as tuples); per-cell helpers are inlined.
 
 Why compiled: a fight has a few thousand nodes over a few hundred cells, each visited with a
 handful of arithmetic steps; interpreted (or as per-node numpy calls) that is tens to hundreds
@@ -120,35 +113,6 @@ class Bounds(NamedTuple):
     """Per (sequences left − 1, relics used, row), the cells where a sequence ends."""
     most: Array
     """Per (sequences left − 1, node), the most damage each fighter may still take."""
-
-
-class Duels(NamedTuple):
-    """F3's Duelist steps for `flatten` (CSR): per duel its first action, per action its
-    parry code (−1: no parry) and the node it leads to, for certain (a parry rolls no dice)."""
-
-    first: Array
-    code: Array
-    next: Array
-
-
-class Actions(NamedTuple):
-    """Every node's actions, in O4's order, and their outcomes (`flatten`)."""
-
-    act_start: Array
-    """The first action of each node (one more entry: the end)."""
-    position: Array
-    """Per node and action code, the action's index within its node (−1: none)."""
-    br_start: Array
-    """The first outcome of each action (one more entry: the end)."""
-    odds_a: Array
-    """Per outcome its odds a / 6**d: a …"""
-    odds_d: Array
-    """… and d."""
-    next: Array
-    damage: Array
-    lift: Array
-    """The exponent of 6 its odds' numerator is raised by to carry the next node's values
-    (over 6**exponent there) to its own node's."""
 
 
 class Openings(NamedTuple):
@@ -339,65 +303,55 @@ def closure(nexts: Array, seeds: Array, found: Array) -> None:
 
 
 @jit
-def flatten(source: Array, moves: Moves, index: Array, exponent: Array, duels: Duels) -> Actions:
-    """Every node's actions, in O4's order, and their outcomes as CSR arrays.
+def flatten(
+    source: Array, moves: Moves, index: Array, exponent: Array, duel_first: Array, duel_next: Array
+) -> tuple[Array, Array, Array, Array]:
+    """Every node's actions, in O4's order, and their outcomes as CSR arrays: per node its
+    first action and (F4 nodes) per action code the action's index within the node (−1:
+    none), per action its first outcome, and per outcome (rows) its odds a / 6**d as
+    64·a + d, its next node, the damage dealt and its lift: the exponent of 6 its odds'
+    numerator is raised by to carry the next node's values (over 6**exponent there) to its
+    own node's.
 
     An F4 node (`source` ≥ 0, a table number) takes the table's `moves` (per moment, code
     and outcome slot), codes in order, slots with odds in order; an F3 node (`source` = −1 −
-    its index among the duels) takes its `duels` actions in the order they were listed.
-    Long because both kinds of node fill the same CSR arrays in one pass, in node order."""
+    its index among the duels) takes its parries in the order they were listed (CSR:
+    `duel_first` per duel), each leading for certain (odds 1 / 6**0, no damage) to
+    `duel_next`. Long because both kinds of node fill the same CSR arrays in one pass."""
     nodes, slots = len(source), moves.odds_a.shape[2]
     act_start = np.zeros(nodes + 1, np.int64)
     position = np.full((nodes, 4), -1, np.int64)
-    br_start = np.zeros(4 * nodes + len(duels.code) + 1, np.int64)
-    most = 4 * slots * nodes + len(duels.next)
-    odds_a, odds_d, nxt = (
-        np.zeros(most, np.int64),
-        np.zeros(most, np.int64),
-        np.zeros(most, np.int64),
-    )
-    damage, lift = np.zeros(most, np.int64), np.zeros(most, np.int64)
+    br_start = np.zeros(4 * nodes + len(duel_next) + 1, np.int64)
+    out = np.zeros((4, 4 * slots * nodes + len(duel_next)), np.int64)
+    odds, nxt, damage, lift = out[0], out[1], out[2], out[3]
     actions = count = 0
     for i in range(nodes):
         act_start[i] = actions
         n = source[i]
-        if n >= 0:
-            for code in range(4):
-                for slot in range(slots):
-                    if moves.odds_a[n, code, slot] <= 0:
-                        continue
-                    if position[i, code] < 0:
-                        position[i, code] = actions - act_start[i]
-                        br_start[actions] = count
-                        actions += 1
-                    odds_a[count] = moves.odds_a[n, code, slot]
-                    odds_d[count] = moves.odds_d[n, code, slot]
-                    nxt[count] = index[moves.next[n, code, slot]]
-                    damage[count] = moves.damage[n, code, slot]
-                    lift[count] = exponent[i] - odds_d[count] - exponent[nxt[count]]
-                    count += 1
-        else:
-            duel = -1 - n
-            for t in range(duels.first[duel], duels.first[duel + 1]):
-                if duels.code[t] >= 0:
-                    position[i, duels.code[t]] = actions - act_start[i]
+        if n < 0:
+            for t in range(duel_first[-1 - n], duel_first[-n]):
                 br_start[actions] = count
                 actions += 1
-                odds_a[count], nxt[count] = 1, duels.next[t]  # odds 1 / 6**0, no damage
+                odds[count], nxt[count] = 64, duel_next[t]
                 lift[count] = exponent[i] - exponent[nxt[count]]
+                count += 1
+            continue
+        for code in range(4):
+            for slot in range(slots):
+                if moves.odds_a[n, code, slot] <= 0:
+                    continue
+                if position[i, code] < 0:
+                    position[i, code] = actions - act_start[i]
+                    br_start[actions] = count
+                    actions += 1
+                odds[count] = 64 * moves.odds_a[n, code, slot] + moves.odds_d[n, code, slot]
+                nxt[count] = index[moves.next[n, code, slot]]
+                damage[count] = moves.damage[n, code, slot]
+                lift[count] = exponent[i] - moves.odds_d[n, code, slot] - exponent[nxt[count]]
                 count += 1
     act_start[nodes] = actions
     br_start[actions] = count
-    return Actions(
-        act_start,
-        position,
-        br_start[: actions + 1].copy(),
-        odds_a[:count].copy(),
-        odds_d[:count].copy(),
-        nxt[:count].copy(),
-        damage[:count].copy(),
-        lift[:count].copy(),
-    )
+    return act_start, position, br_start[: actions + 1].copy(), out[:, :count].copy()
 
 
 @jit

@@ -86,7 +86,7 @@ def scenario(rng: random.Random) -> Shoot:
     return Shoot(a, d, ShootOptions(rounds=rng.choice([1, 1, 1, 1, 2, 3, 4])))
 
 
-MEMOS = [dice.at_most, dice.roll_counts, attack.retained_counts,
+MEMOS = [dice.at_most, dice.roll_counts, attack.attack_dice, attack.retained_counts,
          damage.attack_pool, damage.defence_pool, damage.through, damage.action, damage.thinning,
          damage.relic_misses, precision.binomials]  # fmt: skip
 

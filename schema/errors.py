@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
+
+if TYPE_CHECKING:  # only named in annotations: `killmath rules` never imports pydantic
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
 """The HTTP status of a refusal, by its code (§12)."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
-from schema.answers.errors import Error
+
+if TYPE_CHECKING:  # only named in annotations: `killmath rules` never imports pydantic
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
 """The HTTP status of a refusal, by its code (§12)."""
@@ -85,7 +85,12 @@ def each(error: InputError, change: Callable[[InputError], InputError]) -> Input
 
 
 def error_body(error: Any) -> dict[str, Any]:
-    """The refusal body of an InputError, or of any error with `as_json` (a timeout)."""
+    """The refusal body of an InputError, or of any error with `as_json` (a timeout).
+
+    Its answer model is imported here, on the first refusal: every request imports this
+    module (`from_validation_error`), and one that succeeds never builds the model."""
+    from schema.answers.errors import Error
+
     found = every(error) if isinstance(error, InputError) else [error]
     details = [e.as_json() for e in found]
     return Error(error=details[0], errors=details).as_json()

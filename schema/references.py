@@ -21,6 +21,10 @@ a silently ignored rule would give a wrong answer — unless the request says
 not understood (in `weaponRules` text, or a catalog profile's own, such as a kill team's
 `*Poison`) and the answer lists them, verbatim, in `ignoredRules`. Unknown ids, a profile of
 the wrong type, or a profile of another operative are InputErrors naming the field.
+
+The rule parser (`schema.weapon_rules`, dozens of patterns compiled at import) is imported by
+the functions that turn references into fields, not here: an inline envelope, the common case
+of a batch line, never needs it (`killmath batch` start-up, issue 17).
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
-from schema.weapon_rules import for_fighting, for_shooting, format_rules, parse_rules
 
 if TYPE_CHECKING:
     from schema.catalog import Catalog, Operative, WeaponProfile
@@ -151,6 +154,8 @@ def _policy(envelope: Mapping[str, Any]) -> tuple[str, Any]:
 
 def _rule_fields(texts: list[str], role: str, rules: UnknownRules) -> dict[str, Any]:
     """Fields of weapon-rule text; rules not understood go to `rules` (refused or ignored)."""
+    from schema.weapon_rules import parse_rules
+
     parsed = parse_rules(texts)
     reasons = {m.text: m.message for m in parsed.malformed}
     detail = "; ".join(f"{u!r}" + (f": {reasons[u]}" if u in reasons else "")
@@ -170,6 +175,8 @@ def _weapon_fields(
     profile: WeaponProfile, body: Mapping[str, Any], role: str, rules: UnknownRules
 ) -> dict[str, Any]:
     """The profile's engine fields, with any extra rule text merged into its rules first."""
+    from schema.weapon_rules import for_fighting, for_shooting, format_rules
+
     listed = ", ".join(repr(u) for u in profile.rules.unknown)
     rules.check(profile.rules.unknown, f"{role}.{PROFILE}",
                 f"{profile.id!r} has weapon rules not understood: {listed}")  # fmt: skip
@@ -186,6 +193,8 @@ def _weapon_fields(
 def _expand_role(
     cat: Catalog, body: Mapping[str, Any], role: str, kind: str, rules: UnknownRules
 ) -> dict[str, Any]:
+    from schema.weapon_rules import for_fighting, for_shooting
+
     overrides = {k: v for k, v in body.items() if k not in REFERENCE_KEYS}
     if kind == "defender":
         if PROFILE in body or EXTRA_RULES in body:

@@ -96,11 +96,17 @@ IGNORED_RULES = (
 
 class Result(BaseModel):
     """A rendered engine result: built by the schema layer only, so unknown members are a
-    programming error (`extra="forbid"`), and the members set are the members sent."""
+    programming error (`extra="forbid"`), and the members set are the members sent.
+
+    `defer_build`: pydantic builds a model's validator and serializer on its first use, not
+    at import. `build` needs only the fields, so a batch line of one mode never pays for
+    building every answer model it imports (issue 17: ~10 ms of `killmath batch`'s start);
+    the OpenAPI document and the tests build them when they read them."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
+        defer_build=True,
+    )  # fmt: skip
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Declare the siblings of the `Exact` members (before pydantic collects the

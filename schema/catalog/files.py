@@ -48,7 +48,11 @@ def _unique(ids: list[str], message: str) -> None:
 
 
 class _Data(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """`defer_build`: a model's validator is built when the catalog first loads, not at
+    import: `killmath import` and `rules` import this package for its rule tables and never
+    validate a data file (issue 17's start-up)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ProfileData(_Data):

@@ -106,11 +106,6 @@ def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int
     return _table(melee, most)
 
 
-def kept_flags(f: Fighter) -> tuple[str, ...]:
-    """The flags of fighter f that some rule reads (the others stay false all sequence)."""
-    return tuple(name for name, flag in FLAGS.items() if flag.read(f))
-
-
 class Side(NamedTuple):
     """One fighter's part of every moment: unresolved crits and normals, and its flags."""
 
@@ -163,11 +158,6 @@ def distinct(keys: np.ndarray) -> np.ndarray:
     return keys[first]
 
 
-def halved(dmg: np.ndarray) -> np.ndarray:
-    """S5a over arrays: half rounding up, never below min(dmg, 2)."""
-    return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
-
-
 def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
     """S1–S7 of one strike per moment (`crit`: a CRIT strike, else a NORMAL one): the damage
     before Relics and Feel No Pain, and both sides after it."""
@@ -189,8 +179,8 @@ def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tupl
         scratched, ys = ys.once("jas_used", scratches & (dmg > 0))
         dmg = np.where(scratched, 0, dmg)
     if fy.half_damage_first_strike:  # S5a
-        halves, ys = ys.once("half_used", dmg > 0)
-        dmg = np.where(halves, halved(dmg), dmg)
+        halves, ys = ys.once("half_used", dmg > 0)  # half rounding up, not below min(dmg, 2)
+        dmg = np.where(halves, np.maximum(-(-dmg // 2), np.minimum(dmg, 2)), dmg)
     first_crit = crit & ~xs.flag("crit_struck")
     if fx.stun2021:  # S6
         ys = ys.set(normals=ys.normals - (first_crit & (ys.normals > 0)))
@@ -288,11 +278,6 @@ def to_act(active: Any, has_a: Any, has_b: Any) -> Any:
     return np.where(np.where(active == 0, has_a, has_b), active, 1 - active)
 
 
-def acting(active: np.ndarray, sides: list[Side]) -> np.ndarray:
-    """`to_act` at arrays of moments."""
-    return to_act(active, sides[0].successes > 0, sides[1].successes > 0)
-
-
 def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     """Side a where `where`, else b."""
     return a.map(lambda u, v: np.where(where, u, v), b)
@@ -337,7 +322,8 @@ class Table:
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
         """`most[x]`: the most crits, normals and successes fighter x rolls."""
         self.fighters = fighters
-        self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
+        self.kept = tuple(tuple(k for k, flag in FLAGS.items() if flag.read(f)) for f in fighters)
+        """Per fighter, the flags some rule of it reads (the others stay false all sequence)."""
         # a fighter's hand: its unresolved (crits, normals), as they can occur
         self.hands = hands = [
             [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
@@ -439,7 +425,7 @@ class Table:
         """Moment keys of arrays of moments (a fighter without unresolved successes passes at
         once); where a count went below 0 (an action that is not useful there) the key is
         meaningless, though within the key space (`take` clips)."""
-        digits = {"active": acting(active, sides)}
+        digits = {"active": to_act(active, *(s.successes > 0 for s in sides))}
         for x in (0, 1):
             width = self._lookup[x].shape[1]
             index = sides[x].crits * width + sides[x].normals
@@ -453,7 +439,7 @@ class Table:
         happen), the damage and the odds a / 6**d; and what the moments are, whose action it
         is and what §9.5 asks about it."""
         size = len(active)
-        mover = acting(active, sides)
+        mover = to_act(active, *(s.successes > 0 for s in sides))
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))

@@ -375,8 +375,8 @@ class Table:
         relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
         hands = (len(self.hands[0]), len(self.hands[1]))
         active, a, b, ra, rb = np.indices((2, *hands, *relics)).reshape(5, -1)
-        held = np.concatenate([self._held[0][a], self._held[1][b]], axis=1)
-        frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
+        sides = self._opening_sides([self._held[0][a], self._held[1][b]], [ra, rb])
+        frontier = self._encode(active, sides)
         seen = np.zeros(prod(self.digits.values()), dtype=bool)
         found, size = [], 0
         while len(frontier := distinct(frontier[~seen[frontier]])):
@@ -400,25 +400,21 @@ class Table:
             for k in found[0][1]
         }
 
-    def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
-        """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
-        B, normals B), the relics each fighter has used (columns), every other flag clear."""
-        clear = np.zeros(len(hands), dtype=bool)
+    def _opening_sides(self, hands: list[np.ndarray], relics: list[np.ndarray]) -> list[Side]:
+        """Both sides as a sequence's F4 opens: per fighter, its hands as rows of (crits,
+        normals) and the relics it has used, every other flag clear."""
+        clear = np.zeros(len(hands[0]), dtype=bool)
         return [
-            Side(
-                hands[:, 2 * x],
-                hands[:, 2 * x + 1],
-                {k: relics[:, x] if k == "relics_used" else clear for k in self.kept[x]},
-            )
-            for x in (0, 1)
+            Side(hand[:, 0], hand[:, 1], {k: used if k == "relics_used" else clear for k in kept})
+            for hand, used, kept in zip(hands, relics, self.kept, strict=True)
         ]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
         normals A, crits B, normals B), every flag clear but the relics used carried in;
         `first` acts first unless it has no unresolved successes."""
-        used = np.broadcast_to(np.array(relics, dtype=np.int64), (len(hands), 2))
-        sides = self._opening_sides(hands, used)
+        used = [np.full(len(hands), r, dtype=np.int64) for r in relics]
+        sides = self._opening_sides([hands[:, :2], hands[:, 2:]], used)
         return np.searchsorted(self.keys, self._encode(np.full(len(hands), first), sides))
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:

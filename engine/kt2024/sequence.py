@@ -70,7 +70,6 @@ class Sequence:
         a, b = fight.fighter_a, fight.fighter_b
         self.fighters = (a, b)
         self.first = 0 if fight.options.first_to_act == "A" else 1
-        self.strategies = (a.strategy, b.strategy)
         self.duelists = a.duelist or b.duelist
         self.openings = (opening(a, b), opening(b, a))
         """Each fighter's own F1 and F2 outcomes (`flat.joint` pairs them up)."""
@@ -102,7 +101,7 @@ class Sequence:
         table = self.table
         if table.mover[n] != x or table.wise[n] == NONE:
             return (NONE,)
-        if self.strategies[x] == "OPTIMAL":
+        if self.fighters[x].strategy == "OPTIMAL":
             return tuple(code for code in PARRIES if table.next[code][n] != NONE)
         return (table.wise[n],)
 

@@ -106,11 +106,6 @@ def table_for(fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int
     return _table(melee, most)
 
 
-def kept_flags(f: Fighter) -> tuple[str, ...]:
-    """The flags of fighter f that some rule reads (the others stay false all sequence)."""
-    return tuple(name for name, flag in FLAGS.items() if flag.read(f))
-
-
 class Side(NamedTuple):
     """One fighter's part of every moment: unresolved crits and normals, and its flags."""
 
@@ -163,11 +158,6 @@ def distinct(keys: np.ndarray) -> np.ndarray:
     return keys[first]
 
 
-def halved(dmg: np.ndarray) -> np.ndarray:
-    """S5a over arrays: half rounding up, never below min(dmg, 2)."""
-    return np.maximum(-(-dmg // 2), np.minimum(dmg, 2))
-
-
 def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tuple:
     """S1–S7 of one strike per moment (`crit`: a CRIT strike, else a NORMAL one): the damage
     before Relics and Feel No Pain, and both sides after it."""
@@ -189,8 +179,8 @@ def blow(fx: Fighter, fy: Fighter, xs: Side, ys: Side, crit: np.ndarray) -> tupl
         scratched, ys = ys.once("jas_used", scratches & (dmg > 0))
         dmg = np.where(scratched, 0, dmg)
     if fy.half_damage_first_strike:  # S5a
-        halves, ys = ys.once("half_used", dmg > 0)
-        dmg = np.where(halves, halved(dmg), dmg)
+        halves, ys = ys.once("half_used", dmg > 0)  # half rounding up, not below min(dmg, 2)
+        dmg = np.where(halves, np.maximum(-(-dmg // 2), np.minimum(dmg, 2)), dmg)
     first_crit = crit & ~xs.flag("crit_struck")
     if fx.stun2021:  # S6
         ys = ys.set(normals=ys.normals - (first_crit & (ys.normals > 0)))
@@ -288,11 +278,6 @@ def to_act(active: Any, has_a: Any, has_b: Any) -> Any:
     return np.where(np.where(active == 0, has_a, has_b), active, 1 - active)
 
 
-def acting(active: np.ndarray, sides: list[Side]) -> np.ndarray:
-    """`to_act` at arrays of moments."""
-    return to_act(active, sides[0].successes > 0, sides[1].successes > 0)
-
-
 def pick(where: np.ndarray, a: Side, b: Side) -> Side:
     """Side a where `where`, else b."""
     return a.map(lambda u, v: np.where(where, u, v), b)
@@ -337,7 +322,8 @@ class Table:
     def __init__(self, fighters: tuple[Fighter, Fighter], most: tuple[tuple[int, int, int], ...]):
         """`most[x]`: the most crits, normals and successes fighter x rolls."""
         self.fighters = fighters
-        self.kept = (kept_flags(fighters[0]), kept_flags(fighters[1]))
+        self.kept = tuple(tuple(k for k, flag in FLAGS.items() if flag.read(f)) for f in fighters)
+        """Per fighter, the flags some rule of it reads (the others stay false all sequence)."""
         # a fighter's hand: its unresolved (crits, normals), as they can occur
         self.hands = hands = [
             [(c, n) for c in range(crits + 1) for n in range(normals + 1) if c + n <= successes]
@@ -389,8 +375,8 @@ class Table:
         relics = [FLAGS["relics_used"].values if "relics_used" in kept else 1 for kept in self.kept]
         hands = (len(self.hands[0]), len(self.hands[1]))
         active, a, b, ra, rb = np.indices((2, *hands, *relics)).reshape(5, -1)
-        held = np.concatenate([self._held[0][a], self._held[1][b]], axis=1)
-        frontier = self._encode(active, self._opening_sides(held, np.stack([ra, rb], axis=1)))
+        sides = self._opening_sides([self._held[0][a], self._held[1][b]], [ra, rb])
+        frontier = self._encode(active, sides)
         seen = np.zeros(prod(self.digits.values()), dtype=bool)
         found, size = [], 0
         while len(frontier := distinct(frontier[~seen[frontier]])):
@@ -414,32 +400,28 @@ class Table:
             for k in found[0][1]
         }
 
-    def _opening_sides(self, hands: np.ndarray, relics: np.ndarray) -> list[Side]:
-        """Both sides as a sequence's F4 opens: hands as rows of (crits A, normals A, crits
-        B, normals B), the relics each fighter has used (columns), every other flag clear."""
-        clear = np.zeros(len(hands), dtype=bool)
+    def _opening_sides(self, hands: list[np.ndarray], relics: list[np.ndarray]) -> list[Side]:
+        """Both sides as a sequence's F4 opens: per fighter, its hands as rows of (crits,
+        normals) and the relics it has used, every other flag clear."""
+        clear = np.zeros(len(hands[0]), dtype=bool)
         return [
-            Side(
-                hands[:, 2 * x],
-                hands[:, 2 * x + 1],
-                {k: relics[:, x] if k == "relics_used" else clear for k in self.kept[x]},
-            )
-            for x in (0, 1)
+            Side(hand[:, 0], hand[:, 1], {k: used if k == "relics_used" else clear for k in kept})
+            for hand, used, kept in zip(hands, relics, self.kept, strict=True)
         ]
 
     def openings(self, first: int, hands: np.ndarray, relics: tuple[int, int]) -> np.ndarray:
         """`number` of sequences' first F4 moments from both hands (rows of crits A,
         normals A, crits B, normals B), every flag clear but the relics used carried in;
         `first` acts first unless it has no unresolved successes."""
-        used = np.broadcast_to(np.array(relics, dtype=np.int64), (len(hands), 2))
-        sides = self._opening_sides(hands, used)
+        used = [np.full(len(hands), r, dtype=np.int64) for r in relics]
+        sides = self._opening_sides([hands[:, :2], hands[:, 2:]], used)
         return np.searchsorted(self.keys, self._encode(np.full(len(hands), first), sides))
 
     def _encode(self, active: np.ndarray, sides: list[Side]) -> np.ndarray:
         """Moment keys of arrays of moments (a fighter without unresolved successes passes at
         once); where a count went below 0 (an action that is not useful there) the key is
         meaningless, though within the key space (`take` clips)."""
-        digits = {"active": acting(active, sides)}
+        digits = {"active": to_act(active, *(s.successes > 0 for s in sides))}
         for x in (0, 1):
             width = self._lookup[x].shape[1]
             index = sides[x].crits * width + sides[x].normals
@@ -453,7 +435,7 @@ class Table:
         happen), the damage and the odds a / 6**d; and what the moments are, whose action it
         is and what §9.5 asks about it."""
         size = len(active)
-        mover = acting(active, sides)
+        mover = to_act(active, *(s.successes > 0 for s in sides))
         shape = (size, 4, self.slots)
         nexts = np.full(shape, NONE, dtype=np.int64)
         damage, odds_a, odds_d = (np.zeros(shape, dtype=np.int64) for _ in range(3))

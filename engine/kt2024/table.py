@@ -65,7 +65,7 @@ TABLE_BUDGET = 3_000_000
 """The most reachable moments × outcome slots (3, or 9 with Murderous Entrance) a fight's
 table may hold; beyond it a fight is refused rather than left to exhaust the process. The
 largest §12 fight, 8 attacks a side with Feel No Pain, Relics (2D6), Murderous Entrance,
-Hammerhand and Durable on both sides, reaches 281,840 moments (× 9): 4.6 s, 850 MB."""
+Hammerhand and Durable on both sides, reaches 281,840 moments (× 9): about 3 s, 850 MB."""
 
 
 class Flag(NamedTuple):

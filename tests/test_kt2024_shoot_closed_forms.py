@@ -94,13 +94,13 @@ def test_per_die_multinomials_equal_the_general_sum(
 
 
 @settings(max_examples=200, deadline=None)
-@given(*rolls(20, sorted(dice_module.BALANCED_STAGES)))
+@given(*rolls(20, sorted(dice_module.HORNER_MODES)))
 def test_balanced_horner_equals_the_general_sum(
     dice: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
     """The Balanced stages' Horner's rule (`dice._balanced`) against the general sum over
     eligible and re-rolled dice, up to the API's 20 dice."""
-    per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed, "BALANCED_STAGES")
+    per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed, "HORNER_MODES")
 
 
 profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())

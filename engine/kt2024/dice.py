@@ -30,10 +30,17 @@ NORMALS_MODES = frozenset({"CRIT_FISH"})
 PER_DIE_MODES = frozenset({"NONE", "RELENTLESS", "CRIT_FISH", "REROLL_ONES"})
 """Modes whose choice for a die depends on that die alone (how many it re-rolls is then a
 sum over the dice): the dice stay independent, and the roll is a power of one die's."""
-BALANCED_STAGES = {"BALANCED": 1, "DOUBLE_BALANCED": 2, "ONES_AND_BALANCED": 1}
-"""Modes that are a per-die stage (none, or every 1 for ONES_AND_BALANCED) then a Balanced
-stage re-rolling this many of the eligible fails left, as `rerolled_count` counts them: the
-roll is then one Horner's rule over the dice left over (`_balanced`)."""
+BALANCED_STAGES = {
+    "BALANCED": 1,
+    "DOUBLE_BALANCED": 2,
+    "ONES_AND_BALANCED": 1,
+    "CEASELESS_AND_BALANCED": 1,
+}
+"""Modes ending in a Balanced stage, and how many of the eligible fails left after their first
+stage (none, every 1, or the most common failed face) it re-rolls (§4.3)."""
+HORNER_MODES = frozenset(BALANCED_STAGES) - CEASELESS_MODES
+"""The Balanced modes whose first stage is per die: rolled by one Horner's rule over the dice
+left over (`_balanced`)."""
 
 
 def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, int, int]:
@@ -59,23 +66,12 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     modes of NORMALS_MODES (CRIT_FISH) the normal successes too; `ones` of them show a 1,
     `most` show the most common failed face.
     """
-    if reroll == "NONE":
-        return 0
-    if reroll == "BALANCED":
-        return min(eligible, 1)
-    if reroll == "DOUBLE_BALANCED":
-        return min(eligible, 2)
     if reroll in ("RELENTLESS", "CRIT_FISH"):
         return eligible
-    if reroll == "REROLL_ONES":
-        return ones
-    if reroll == "CEASELESS":
-        return most
-    if reroll == "ONES_AND_BALANCED":
-        return ones + (eligible > ones)
-    if reroll == "CEASELESS_AND_BALANCED":
-        return most + (eligible > most)
-    raise ValueError(f"unknown re-roll mode {reroll!r}")
+    if reroll not in {"NONE", *ONES_MODES, *CEASELESS_MODES, *BALANCED_STAGES}:
+        raise ValueError(f"unknown re-roll mode {reroll!r}")
+    first = ones if reroll in ONES_MODES else most if reroll in CEASELESS_MODES else 0
+    return first + min(eligible - first, BALANCED_STAGES.get(reroll, 0))
 
 
 @lru_cache(maxsize=256)
@@ -374,7 +370,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
         x, y, z = outcomes.shifts
         kept_die: Die = ((x, FACES * pc), (y, kept_normals), (z, FACES * pk))
         rerolled_die: Die = ((x, uc), (y, un), (0, uf))
-        if reroll in BALANCED_STAGES:
+        if reroll in HORNER_MODES:
             ones = int(reroll in ONES_MODES and eligible > 0)  # a 1 is re-rolled in stage 1
             if ones:
                 kept_die = ((x, FACES * pc + uc), (y, kept_normals + un), (z, FACES * pk), (0, uf))

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import repeat
 from math import comb, gcd, lcm, prod
 from operator import mul
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,11 +116,13 @@ def value(num: object, den: int, exact: bool) -> Fraction | float:
 class Packed(NamedTuple):
     """Exact numerators (non-negative) as one integer, `size` bytes a slot, lowest first
     (Kronecker substitution), their sum at most `bound`. The product of two is then one big-int
-    product, which CPython does far faster than numpy's len(x)·len(y) object products, as long
-    as the slots hold the product's bound; their sum is one addition. Numerators are unpacked
-    only where read (`head`, `lower`)."""
+    product, far faster than numpy's len(x)·len(y) object products, as long as the slots hold
+    the product's bound; their sum is one addition. The integer is GMP's (`gmpy2.mpz`, `_big`):
+    its products of thousands of bytes are 7 to 14 times faster than CPython's Karatsuba, and no
+    slower at a few bytes. Numerators are unpacked only where read (`head`, `lower`), as Python
+    ints."""
 
-    value: int
+    value: Any  # gmpy2.mpz
     slots: int
     size: int
     bound: int
@@ -129,6 +131,15 @@ class Packed(NamedTuple):
 Numerators = np.ndarray | Packed
 """A distribution being combined: an array (floats, or exact ints that are not multiplied),
 or exact numerators packed."""
+
+
+@cache
+def _big() -> Any:
+    """gmpy2, imported when the first distribution is packed: its ~4 ms are paid by exact
+    multi-round shoots only, not by every start of the service or the command line."""
+    import gmpy2
+
+    return gmpy2
 
 
 def _size(bound: int) -> int:
@@ -149,7 +160,7 @@ def _widened(x: Packed, size: int) -> Packed:
     raw = np.frombuffer(x.value.to_bytes(x.slots * x.size, "little"), dtype=np.uint8)
     out = np.zeros((x.slots, size), dtype=np.uint8)
     out[:, : x.size] = raw.reshape(x.slots, x.size)
-    return Packed(int.from_bytes(out.tobytes(), "little"), x.slots, size, x.bound)
+    return Packed(_big().mpz.from_bytes(out.data, "little"), x.slots, size, x.bound)
 
 
 def times(x: Numerators, y: Numerators) -> Numerators:
@@ -158,7 +169,7 @@ def times(x: Numerators, y: Numerators) -> Numerators:
         return np.convolve(x, y)
     size = _size(x.bound * y.bound)
     wide = _widened(x, size).value
-    # a square multiplies one int object by itself, which CPython squares (about 40 % faster)
+    # a square multiplies one integer by itself, which GMP squares (about 20 % faster)
     product = wide * wide if y == x else wide * _widened(y, size).value
     return Packed(product, x.slots + y.slots - 1, size, x.bound * y.bound)
 
@@ -203,8 +214,10 @@ def cut(x: Numerators, count: int | None) -> Numerators:
         return x
     if not isinstance(x, Packed):
         return x[:count]
-    low = x.value & ((1 << (8 * x.size * count)) - 1)
-    return Packed(low, min(x.slots, count), x.size, x.bound)
+    if count >= x.slots:
+        return x
+    # the low bits, by GMP (an `&` would first build the mask as an integer of as many bytes)
+    return Packed(_big().f_mod_2exp(x.value, 8 * x.size * count), count, x.size, x.bound)
 
 
 def head(x: Numerators, count: int) -> list[int] | list[float]:
@@ -231,11 +244,11 @@ def _unpacked(x: Packed) -> list[int]:
     return list(map(int.from_bytes, slots, repeat("little")))
 
 
-def _pack(values: np.ndarray, size: int) -> int:
-    """Python ints as one integer, `size` bytes a slot (`map` over the C methods, no frame
-    a value)."""
+def _pack(values: np.ndarray, size: int) -> Any:
+    """Python ints as one GMP integer, `size` bytes a slot (`map` over the C methods, no
+    frame a value)."""
     ints = values.tolist()
-    return int.from_bytes(
+    return _big().mpz.from_bytes(
         b"".join(map(int.to_bytes, ints, repeat(size), repeat("little"))), "little"
     )
 

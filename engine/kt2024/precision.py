@@ -147,15 +147,21 @@ def _size(bound: int) -> int:
     return (bound.bit_length() + 7) // 8
 
 
-def lift(num: np.ndarray, den: int, packed: bool) -> Numerators:
-    """Numerators over `den` as they are combined: packed (exact ones), or as they are."""
-    return Packed(_pack(num, _size(den)), len(num), _size(den), den) if packed else num
+def lift(num: np.ndarray, den: int, packed: bool, room: int = 0) -> Numerators:
+    """Numerators over `den` as they are combined: packed (exact ones), or as they are. Packed
+    slots hold integers up to `room` (or `den`, if more): given the largest bound their
+    products will reach, the products need no widening (`_widened`). A hint, not a promise:
+    every product still checks that its slots hold its bound."""
+    if not packed:
+        return num
+    size = _size(max(den, room))
+    return Packed(_pack(num, size), len(num), size, den)
 
 
 def _widened(x: Packed, size: int) -> Packed:
     """The same numerators in slots of `size` bytes (x's or more): numpy moves the bytes, no
     numerator is unpacked."""
-    if size == x.size:
+    if size <= x.size:
         return x
     raw = np.frombuffer(x.value.to_bytes(x.slots * x.size, "little"), dtype=np.uint8)
     out = np.zeros((x.slots, size), dtype=np.uint8)
@@ -167,7 +173,7 @@ def times(x: Numerators, y: Numerators) -> Numerators:
     """The distribution of a sum of two independent amounts."""
     if not isinstance(x, Packed):
         return np.convolve(x, y)
-    size = _size(x.bound * y.bound)
+    size = max(x.size, y.size, _size(x.bound * y.bound))
     wide = _widened(x, size).value
     # a square multiplies one integer by itself, which GMP squares (about 20 % faster)
     product = wide * wide if y == x else wide * _widened(y, size).value
@@ -190,7 +196,7 @@ def power(x: Numerators, n: int) -> Numerators:
 def plus(x: Numerators, y: Numerators) -> Numerators:
     """The sum of two weighted distributions (of different lengths)."""
     if isinstance(x, Packed):
-        size = _size(x.bound + y.bound)
+        size = max(x.size, y.size, _size(x.bound + y.bound))
         total = _widened(x, size).value + _widened(y, size).value
         return Packed(total, max(x.slots, y.slots), size, x.bound + y.bound)
     if len(x) < len(y):
@@ -204,7 +210,7 @@ def scaled(x: Numerators, k: int) -> Numerators:
     """Every weight times `k`."""
     if not isinstance(x, Packed):
         return x * k
-    size = _size(x.bound * k)
+    size = max(x.size, _size(x.bound * k))
     return Packed(_widened(x, size).value * k, x.slots, size, x.bound * k)
 
 

@@ -93,7 +93,7 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
         spent = _spent(a, d, exact)
-        step = pr.lift(spent.num, spent.den, packed)
+        step = pr.lift(spent.num, spent.den, packed, spent.den**rounds)
         total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
         for k in range(2, rounds + 1):
             if k < rounds:
@@ -106,7 +106,8 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     # S, a round after both ignores, is first rolled in the third round (Q_3 = S·Q_2 + …)
     steps = (unused, used) if rounds < 3 else (unused, used, _spent(a, d, exact))
     den = pr.common(steps)
-    u, r, *after_both = (pr.lift(w.rescaled(den), den, packed) for w in steps)
+    room = den**rounds * (rounds + 1) ** 2  # T_k's bound: den^k·(1 + k + k(k-1)/2) at most
+    u, r, *after_both = (pr.lift(w.rescaled(den), den, packed, room) for w in steps)
     power = twice = None  # U^(k-1) and Q_k (from k = 2); None is the unit: U^0 and Q_2
     r2 = pr.times(r, r) if rounds > 1 else None
     kills = []

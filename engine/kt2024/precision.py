@@ -233,6 +233,19 @@ def head(x: Numerators, count: int) -> list[int] | list[float]:
     return _unpacked(cut(x, count))
 
 
+def below(x: Numerators, count: int) -> int:
+    """The exact weight of the amounts below `count`, summed. Packed, by casting out (B − 1)s,
+    B = 256**size a slot's base: B ≡ 1 modulo B − 1, so the packed integer is congruent to the
+    sum of its slots, and that sum, at most `bound`, is at most B − 1: one GMP remainder gives
+    it, nothing unpacked (a remainder of 0 is a sum of 0 or, if any slot is not 0, of B − 1)."""
+    if not isinstance(x, Packed):
+        return sum(head(x, count))
+    low = cut(x, count).value
+    largest = (1 << (8 * x.size)) - 1
+    total = int(low % largest)
+    return largest if total == 0 and low else total
+
+
 def lower(x: Numerators) -> np.ndarray:
     """The numerator array: exact ones unpacked into Python ints."""
     if not isinstance(x, Packed):
@@ -243,9 +256,14 @@ def lower(x: Numerators) -> np.ndarray:
 
 
 def _unpacked(x: Packed) -> list[int]:
-    """The numerators as Python ints: numpy cuts the bytes into slots (a `size`-byte void
-    each, read back as `bytes`), `map` reads each as an int, no frame a slot."""
+    """The numerators as Python ints: numpy cuts the bytes into slots, slots of 8 bytes or
+    fewer widened to uint64s that `tolist` reads, wider ones as `size`-byte voids (read back as
+    `bytes`) that `map` reads as ints, no frame a slot."""
     raw = x.value.to_bytes(x.size * x.slots, "little")
+    if x.size <= 8:
+        words = np.zeros((x.slots, 8), dtype=np.uint8)
+        words[:, : x.size] = np.frombuffer(raw, dtype=np.uint8).reshape(x.slots, x.size)
+        return words.view("<u8").ravel().tolist()
     slots = np.frombuffer(raw, dtype=np.dtype((np.void, x.size))).tolist()
     return list(map(int.from_bytes, slots, repeat("little")))
 

@@ -62,7 +62,7 @@ def _at_least(total: pr.Numerators, wounds: int, den: int, exact: bool) -> Fract
     """P(total ≥ wounds): exact, 1 less the amounts below wounds (all that a cut total
     holds); in floats the tail's own sum, accurate however small it is."""
     if exact:
-        return pr.value(den - sum(pr.head(total, wounds)), den, exact)
+        return pr.value(den - pr.below(total, wounds), den, exact)
     return float(np.add.reduce(total[wounds:])) / den  # ndarray.sum's reduction, unwrapped
 
 

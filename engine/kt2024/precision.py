@@ -250,22 +250,22 @@ def lower(x: Numerators) -> np.ndarray:
     """The numerator array: exact ones unpacked into Python ints."""
     if not isinstance(x, Packed):
         return x
-    out = np.empty(x.slots, dtype=object)
-    out[:] = _unpacked(x)
-    return out
+    return np.array(_unpacked(x), dtype=object)
 
 
 def _unpacked(x: Packed) -> list[int]:
     """The numerators as Python ints: numpy cuts the bytes into slots, slots of 8 bytes or
     fewer widened to uint64s that `tolist` reads, wider ones as `size`-byte voids (read back as
-    `bytes`) that `map` reads as ints, no frame a slot."""
-    raw = x.value.to_bytes(x.size * x.slots, "little")
+    `bytes`) that `map` reads as ints, no frame a slot. Those are cut from the big-endian bytes
+    (the highest slot first, reversed by a view): each slot is then in `int.from_bytes`'
+    default order, and `map` passes it no argument."""
     if x.size <= 8:
+        raw = x.value.to_bytes(x.size * x.slots, "little")
         words = np.zeros((x.slots, 8), dtype=np.uint8)
         words[:, : x.size] = np.frombuffer(raw, dtype=np.uint8).reshape(x.slots, x.size)
         return words.view("<u8").ravel().tolist()
-    slots = np.frombuffer(raw, dtype=np.dtype((np.void, x.size))).tolist()
-    return list(map(int.from_bytes, slots, repeat("little")))
+    raw = x.value.to_bytes(x.size * x.slots, "big")
+    return list(map(int.from_bytes, np.frombuffer(raw, np.dtype((np.void, x.size)))[::-1].tolist()))
 
 
 def _pack(values: np.ndarray, size: int) -> Any:

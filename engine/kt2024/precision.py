@@ -120,7 +120,7 @@ class Packed(NamedTuple):
     the product's bound; their sum is one addition. The integer is GMP's (`gmpy2.mpz`, `_big`):
     its products of thousands of bytes are 7 to 14 times faster than CPython's Karatsuba, and no
     slower at a few bytes. Numerators are unpacked only where read (`head`, `lower`), as Python
-    ints."""
+    ints; `below` sums some without unpacking them."""
 
     value: Any  # gmpy2.mpz
     slots: int
@@ -265,7 +265,8 @@ def _unpacked(x: Packed) -> list[int]:
         words[:, : x.size] = np.frombuffer(raw, dtype=np.uint8).reshape(x.slots, x.size)
         return words.view("<u8").ravel().tolist()
     raw = x.value.to_bytes(x.size * x.slots, "big")
-    return list(map(int.from_bytes, np.frombuffer(raw, np.dtype((np.void, x.size)))[::-1].tolist()))
+    slots = np.frombuffer(raw, dtype=np.dtype((np.void, x.size)))[::-1].tolist()
+    return list(map(int.from_bytes, slots))
 
 
 def _pack(values: np.ndarray, size: int) -> Any:

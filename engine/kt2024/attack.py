@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .dice import Kept, roll_counts
+from .dice import Kept, roll
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -199,7 +199,7 @@ def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept
     """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
     rolled outcome. Not memoised: `damage.attack_pool` is, on the same dice fields, so a cold
     shot fills one memo for its attack, not two."""
-    rolled = roll_counts(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
+    rolled = roll(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
     c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating)
     return rolled.kept(c, n)
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .precision import slot_words, unpack
+from .precision import Weights, counted, slot_words, unpack
 from .scenario import MOST_ATTACKS, Reroll
 
 FACES = 6
@@ -169,10 +169,13 @@ class Rolled(NamedTuple):
     cursed: np.ndarray
     ways: np.ndarray
     den: int
+    chances: tuple[Weights, Weights] | None = None
+    """`ways` over `den` as weights in each precision, (float, exact), for the rolls read from
+    the table built at import (`roll`); None for the others, whose pools count them."""
 
     def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
         """The same outcomes after a stage that changed their crits and normals."""
-        return Kept(crits, normals, self.cursed, self.ways, self.den)
+        return Kept(crits, normals, self.cursed, self.ways, self.den, self.chances)
 
 
 class Kept(NamedTuple):
@@ -185,6 +188,8 @@ class Kept(NamedTuple):
     cursed: np.ndarray
     ways: np.ndarray
     den: int
+    chances: tuple[Weights, Weights] | None = None
+    """The roll's weights in each precision, when it has them (`Rolled.chances`)."""
 
 
 class Simplex(NamedTuple):
@@ -381,3 +386,39 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
             total = _pool_of_dice(dice, kept_die, rerolled_die, by_eligible)
         ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
     return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)
+
+
+TABULATED_DICE = 8
+"""The most dice of the rolls tabulated at import (`roll`): every defence roll the API's usual
+defenders make and nine attacks in ten of bench_shoot's."""
+
+
+def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
+    """`roll_counts` of every uncursed roll without re-rolls of up to TABULATED_DICE dice, each
+    with its weights in both precisions (`precision.counted`), keyed as `roll` is called: a
+    critical threshold below the success one (clamped by `roll_counts`) shares its roll.
+
+    Why these: they are most of a shot's rolls (a cold shot rolls twice), each is one power
+    and one read (about 3 µs, and `counted` 1–2 µs more), and the table costs about a
+    millisecond at import. Cursed rolls (three times the outcomes) and re-rolls are computed
+    when asked for."""
+    table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
+    for dice in range(TABULATED_DICE + 1):
+        for success in range(2, FACES + 1):
+            for critical in range(success, FACES + 1):
+                rolled = roll_counts.__wrapped__(dice, success, critical, "NONE", False)
+                chances = tuple(counted(rolled.ways, rolled.den, exact) for exact in (False, True))
+                rolled = rolled._replace(chances=chances)
+                for asked in range(2, critical + 1) if critical == success else (critical,):
+                    table[dice, success, asked, "NONE", False] = rolled
+    return table
+
+
+_ROLLS = _tabulated()
+
+
+def roll(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> Rolled:
+    """`roll_counts`, with its weights, for the usual rolls, read from the table built at
+    import (`_tabulated`): no memo for a cold shot to fill. The others are `roll_counts`'."""
+    key = (dice, success, critical, reroll, cursed)
+    return _ROLLS.get(key) or roll_counts(*key)

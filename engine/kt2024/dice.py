@@ -59,6 +59,10 @@ def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, i
     return crit, normal, 1, fail - 1
 
 
+_COUNTED_MODES = frozenset({"NONE", *ONES_MODES, *CEASELESS_MODES, *BALANCED_STAGES})
+"""The modes `rerolled_count` counts from the ones and the most common face."""
+
+
 def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     """How many dice each re-roll mode re-rolls (§4.3).
 
@@ -68,7 +72,7 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     """
     if reroll in ("RELENTLESS", "CRIT_FISH"):
         return eligible
-    if reroll not in {"NONE", *ONES_MODES, *CEASELESS_MODES, *BALANCED_STAGES}:
+    if reroll not in _COUNTED_MODES:
         raise ValueError(f"unknown re-roll mode {reroll!r}")
     first = ones if reroll in ONES_MODES else most if reroll in CEASELESS_MODES else 0
     return first + min(eligible - first, BALANCED_STAGES.get(reroll, 0))
@@ -140,6 +144,29 @@ def _rerolled(reroll: Reroll, faces: int, eligible: int, dice: int) -> dict[int,
         m = rerolled_count(reroll, eligible, ones, most)
         ways[m] = ways.get(m, 0) + split * FACES ** (eligible - m)
     return ways
+
+
+CEASELESS_TABULATED = 12
+"""The most dice of the Ceaseless rolls whose splits are tabulated at import."""
+_CEASELESS_WAYS = {
+    (reroll, faces): [
+        _rerolled(reroll, faces, fails, MOST_ATTACKS) for fails in range(CEASELESS_TABULATED + 1)
+    ]
+    for reroll in CEASELESS_MODES
+    for faces in range(FACES)
+}
+"""`_rerolled` of the Ceaseless modes for every count of fail faces and up to
+CEASELESS_TABULATED eligible dice, built at import (about 0.4 ms): Ceaseless reads its counts
+from one table for every pool the API takes (`_AT_MOST`), so they do not depend on its size."""
+
+
+def _by_eligible(reroll: Reroll, faces: int, dice: int) -> list[dict[int, int]]:
+    """`_rerolled` for 0..`dice` eligible dice of `faces` faces, Ceaseless's read from the
+    table built at import (`_CEASELESS_WAYS`)."""
+    row = _CEASELESS_WAYS.get((reroll, faces)) if dice <= CEASELESS_TABULATED else None
+    if row is not None:
+        return row[: dice + 1]
+    return [_rerolled(reroll, faces, f, dice) for f in range(dice + 1)]
 
 
 Die = tuple[tuple[int, int], ...]
@@ -382,7 +409,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
             extra = BALANCED_STAGES[reroll]
             total = _balanced(dice, kept_die, eligible - ones, rerolled_die, extra)
         else:
-            by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
+            by_eligible = _by_eligible(reroll, eligible, dice)
             total = _pool_of_dice(dice, kept_die, rerolled_die, by_eligible)
         ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
     return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)

@@ -202,8 +202,8 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
         raw = hit_raw + (extra * m.devastating)[:, None] if m.devastating else hit_raw  # R1
         if m.cursed:
             raw = raw + k  # R7: one damage a cursed defence die
-        hw, sw = hits.weights, saves_pool.weights
-        weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
+        hw, sw = hits.weights, saves_pool.weights  # a column times a row: the outer product
+        weights = Weights((hw.num[:, None] * sw.num).ravel(), hw.den * sw.den)
         out.append(Through(raw.ravel(), instances, relic_groups, weights))
     return tuple(out)
 

@@ -253,6 +253,12 @@ def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
     return Simplex(*columns, den, (dice + 1) ** 2 * k_slots, words, (y * (dice + 1), y, z))
 
 
+def outcomes_key(dice: int, success: int, critical: int, cursed: bool) -> tuple[int, bool, bool]:
+    """The outcomes (`simplex`) of a roll: (dice, cursed, normals), normal successes only when
+    the critical threshold is above the success one (`roll_counts` clamps it to ≥ success)."""
+    return dice, cursed, critical > success
+
+
 _SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
     (dice, cursed, normals): simplex(dice, cursed, normals)
     for dice in range(MOST_ATTACKS + 1)
@@ -385,10 +391,9 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     is the f-th power of one die's and the sum is (A + V)**dice, V = Σ_m ways(1, m) · U**m:
     one big-integer power, or beyond one word a slot its multinomial coefficients (`_power`).
     """
+    key = outcomes_key(dice, success, critical, cursed)
+    outcomes = _SIMPLICES.get(key) or simplex(*key)
     critical = max(critical, success)
-    outcomes = _SIMPLICES.get((dice, cursed, critical > success)) or simplex(
-        dice, cursed, critical > success
-    )
     if reroll in PER_DIE_MODES:
         key = (success, critical, reroll, cursed)
         ways, den = _power(dice, outcomes, _DIES.get(key) or per_die(*key))

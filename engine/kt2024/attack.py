@@ -232,8 +232,8 @@ outcomes (`dice.outcomes_key`), before A1 adds auto crits and Accurate normals."
 
 
 def tabulated_steps(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
-    """The tables of the steps A4–A11 that apply to `d`, in the order of `retain`; None when
-    no step applies or one is not tabulated (Mystic Scry, an amount above
+    """The tables of the steps A4–A11 that apply to `d`, in the order of `retain` (none for a
+    plain attack); None when one is not tabulated (Mystic Scry, an amount above
     TABULATED_AMOUNTS, more than STATE_DICE dice): the steps then run on arrays."""
     if d.attacks > STATE_DICE or d.mystic_scry:
         return None
@@ -257,7 +257,7 @@ def tabulated_steps(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
         steps.append(tables["rending", 1])
     if d.elite_moderate or d.elite_extreme:
         steps.append(tables["elite_moderate" if d.elite_moderate else "elite_extreme", 1])
-    return steps or None
+    return steps
 
 
 def retain(
@@ -273,8 +273,8 @@ def retain(
     outcomes' state codes (`roll_codes`) and a pool the step tables hold, A4–A11 are one
     lookup each (`tabulated_steps`)."""
     auto_crits, accurate, _ = auto_retained(d)
-    tables = tabulated_steps(d, ob) if codes is not None else None
-    if tables:
+    tables = tabulated_steps(d, ob)
+    if tables and codes is not None:
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
             codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
         state = _STATE_INDEX[codes]
@@ -284,6 +284,8 @@ def retain(
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
+    if tables == []:  # a plain attack: no step of A4–A11 applies
+        return obscured(p, ob)
     p = punishing(d, p, ob)
     p = purity_seal(d, p)
     p = close_assault(d, p)

@@ -102,8 +102,10 @@ def test_severe_then_rending_by_tables() -> None:
     state = attack._STATE_INDEX[attack.state_codes(0, 2, 0, 1, 0)]
     for table in attack.tabulated_steps(d, False):
         state = table[state]
-    assert (attack._STATES.c[state], attack._STATE_NORMALS[state]) == (1, 1)
+    assert (attack._STATES.c[state], attack._STATES.nr[state] + attack._STATES.nl[state]) == (1, 1)
     assert bool(attack._STATES.severe[state])
+    crits, normals = attack._RETAINED[True]  # obscured: no crit, one success discarded
+    assert (crits[state], normals[state]) == (0, 1)
 
 
 def test_untabulated_attacks_keep_the_array_steps() -> None:
@@ -112,6 +114,13 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
     assert attack.tabulated_steps(AttackDice(fails_to_norms=4), False) is None
     assert attack.tabulated_steps(AttackDice(), False) == []
     assert attack.tabulated_steps(AttackDice(punishing=True, rending=True), True) == []
+    # obscured alone is read from the state tables too: A12 on every state
+    d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
+    codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]
+    args = (d, rolled.crits, rolled.normals, rolled.fails, True, 0)
+    assert [x.tolist() for x in attack.retain(*args, codes)] == [
+        x.tolist() for x in attack.retain(*args)
+    ]
 
 
 def test_pools_keep_their_allocation_cells() -> None:

@@ -183,7 +183,6 @@ _STATES = _every_state()
 _STATE_INDEX = np.full(2 * _RADIX**4, len(_STATES.c))
 _STATE_INDEX[state_codes(*_STATES)] = np.arange(len(_STATES.c))
 """A state's row in `_STATES` from its code; a code of no state points past every table."""
-_STATE_NORMALS = _STATES.nr + _STATES.nl
 
 
 def _step_table(step: Callable[[AttackDice, Pool], Pool], d: AttackDice) -> np.ndarray:
@@ -221,6 +220,9 @@ def _step_tables() -> dict[tuple[str, int], np.ndarray]:
 
 STEP_TABLES = _step_tables()
 
+
+_RETAINED = {ob: obscured(_STATES, ob) for ob in (False, True)}
+"""A12 on every state, not obscured and obscured: the retained (crits, normals) of each."""
 
 _ROLL_CODES = {
     key: state_codes(outcomes.crits, outcomes.normals, 0, outcomes.fails, 0)
@@ -274,13 +276,14 @@ def retain(
     lookup each (`tabulated_steps`)."""
     auto_crits, accurate, _ = auto_retained(d)
     tables = tabulated_steps(d, ob)
-    if tables and codes is not None:
+    if (tables or ob) and tables is not None and codes is not None:
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
             codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
         state = _STATE_INDEX[codes]
         for table in tables:
             state = table[state]
-        return obscured(Pool(_STATES.c[state], _STATE_NORMALS[state], 0, fails, np.False_), ob)
+        crits_after, normals_after = _RETAINED[ob]
+        return crits_after[state], normals_after[state]
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)

@@ -5,6 +5,9 @@ on arrays, and the pools' allocation cells against `allocation`'s."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+from dataclasses import replace
 from typing import get_args
 
 import numpy as np
@@ -13,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.kt2024 import attack, damage, dice, precision
 from engine.kt2024.allocation import HIT_CELL, SAVE_CELL
-from engine.kt2024.scenario import AttackDice, Defender, Reroll
+from engine.kt2024.scenario import AttackDice, Attacker, Defender, Reroll
 
 
 def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
@@ -132,3 +135,17 @@ def test_pools_keep_their_allocation_cells() -> None:
     assert saves.cells.tolist() == SAVE_CELL[cs, ns].tolist()
     split = hits.where(c >= 1)
     assert split.cells.tolist() == HIT_CELL[c[c >= 1], n[c >= 1]][:, None].tolist()
+
+
+def test_reduced_dice_are_hashed_once_as_their_values() -> None:
+    shooter = Attacker(attacks=5, rending=True, piercing=1, curse_of_rot=True)
+    reduced = attack.attack_dice(shooter)
+    same = attack.attack_dice(replace(shooter, piercing=2, obscured=True))
+    assert reduced is not same and reduced == same and reduced.curse_of_rot is False
+    assert hash(reduced) == hash(same) == AttackDice.__hash__(reduced)
+    assert reduced != attack.attack_dice(replace(shooter, rending=False))
+    for other in (pickle.loads(pickle.dumps(reduced)), copy.copy(reduced)):
+        assert "_hash" not in other.__dict__
+        assert other == reduced and hash(other) == hash(reduced)
+    changed = replace(reduced, hit=4)
+    assert hash(changed) == AttackDice.__hash__(changed) != hash(reduced)

@@ -20,7 +20,9 @@ from engine.kt2024.scenario import AttackDice, Attacker, Defender, Reroll
 
 
 def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
-    assert len(dice._ROLLS) == 9 * 5 * 5  # dice 0..8, success 2..6, every critical 2..6
+    # dice 0..8; success 2..4 with Lethal 5+ or 6+; success 5 or 6 with any critical at most 6
+    assert len(dice._ROLLS) == 9 * (3 * 2 + 5 + 5)
+    assert (8, 3, 5, "NONE", False) in dice._ROLLS and (8, 3, 4, "NONE", False) not in dice._ROLLS
     for (n, success, critical, reroll, cursed), rolled in dice._ROLLS.items():
         computed = dice.roll_counts.__wrapped__(n, success, critical, reroll, cursed)
         for column, other in zip(rolled[:5], computed[:5], strict=True):

@@ -146,7 +146,7 @@ def _rerolled(reroll: Reroll, faces: int, eligible: int, dice: int) -> dict[int,
     return ways
 
 
-CEASELESS_TABULATED = 12
+CEASELESS_TABULATED = 8
 """The most dice of the Ceaseless rolls whose splits are tabulated at import."""
 _CEASELESS_WAYS = {
     (reroll, faces): [
@@ -156,7 +156,7 @@ _CEASELESS_WAYS = {
     for faces in range(FACES)
 }
 """`_rerolled` of the Ceaseless modes for every count of fail faces and up to
-CEASELESS_TABULATED eligible dice, built at import (about 0.4 ms): Ceaseless reads its counts
+CEASELESS_TABULATED eligible dice, built at import (about 0.2 ms): Ceaseless reads its counts
 from one table for every pool the API takes (`_AT_MOST`), so they do not depend on its size."""
 
 
@@ -423,21 +423,25 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
 TABULATED_DICE = 8
 """The most dice of the rolls tabulated at import (`roll`): every defence roll the API's usual
 defenders make and nine attacks in ten of bench_shoot's."""
+TABULATED_CRITICALS = (5, 6)
+"""The critical thresholds of the tabulated rolls (Lethal 5+ and none; a crit save on 5+ or
+6): a threshold at or below the success one reads the roll without normal successes."""
 
 
 def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
-    """`roll_counts` of every uncursed roll without re-rolls of up to TABULATED_DICE dice, each
-    with its weights in both precisions (`precision.counted`), keyed as `roll` is called: a
-    critical threshold below the success one (clamped by `roll_counts`) shares its roll.
+    """`roll_counts` of every uncursed roll without re-rolls of up to TABULATED_DICE dice and
+    a critical threshold of TABULATED_CRITICALS, each with its weights in both precisions
+    (`precision.counted`), keyed as `roll` is called: a critical threshold at or below the
+    success one (clamped by `roll_counts`) shares the roll of critical = success.
 
     Why these: they are most of a shot's rolls (a cold shot rolls twice), each is one power
-    and one read (about 3 µs, and `counted` 1–2 µs more), and the table costs about a
-    millisecond at import. Cursed rolls (three times the outcomes) and re-rolls are computed
-    when asked for."""
+    and one read (about 3 µs, and `counted` 1–2 µs more), and the 81 of them cost about a
+    millisecond at import. Cursed rolls (three times the outcomes), re-rolls and Lethal 2+ to
+    4+ are computed when asked for."""
     table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
     for dice in range(TABULATED_DICE + 1):
         for success in range(2, FACES + 1):
-            for critical in range(success, FACES + 1):
+            for critical in sorted({max(critical, success) for critical in TABULATED_CRITICALS}):
                 rolled = roll_counts.__wrapped__(dice, success, critical, "NONE", False)
                 chances = tuple(counted(rolled.ways, rolled.den, exact) for exact in (False, True))
                 rolled = rolled._replace(chances=chances)

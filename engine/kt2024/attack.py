@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .dice import _SIMPLICES, Kept, outcomes_key, roll
+from .dice import SIMPLICES, Kept, outcomes_key, roll
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -226,7 +226,7 @@ _RETAINED = {ob: obscured(_STATES, ob) for ob in (False, True)}
 
 _ROLL_CODES = {
     key: state_codes(outcomes.crits, outcomes.normals, 0, outcomes.fails, 0)
-    for key, outcomes in _SIMPLICES.items()
+    for key, outcomes in SIMPLICES.items()
     if key[0] <= STATE_DICE
 }
 """The state code of each outcome of every roll of up to STATE_DICE dice, keyed as its

@@ -259,7 +259,7 @@ def outcomes_key(dice: int, success: int, critical: int, cursed: bool) -> tuple[
     return dice, cursed, critical > success
 
 
-_SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
+SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
     (dice, cursed, normals): simplex(dice, cursed, normals)
     for dice in range(MOST_ATTACKS + 1)
     for cursed in (False, True)
@@ -392,7 +392,7 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     one big-integer power, or beyond one word a slot its multinomial coefficients (`_power`).
     """
     key = outcomes_key(dice, success, critical, cursed)
-    outcomes = _SIMPLICES.get(key) or simplex(*key)
+    outcomes = SIMPLICES.get(key) or simplex(*key)
     critical = max(critical, success)
     if reroll in PER_DIE_MODES:
         key = (success, critical, reroll, cursed)

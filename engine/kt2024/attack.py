@@ -223,6 +223,8 @@ STEP_TABLES = _step_tables()
 
 _RETAINED = {ob: obscured(_STATES, ob) for ob in (False, True)}
 """A12 on every state, not obscured and obscured: the retained (crits, normals) of each."""
+for _table in (_STATE_INDEX, *_STATES, *_RETAINED[False], *_RETAINED[True]):
+    _table.flags.writeable = False  # shared by every attack
 
 _ROLL_CODES = {
     key: state_codes(outcomes.crits, outcomes.normals, 0, outcomes.fails, 0)

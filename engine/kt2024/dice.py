@@ -444,6 +444,8 @@ def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
             for critical in sorted({max(critical, success) for critical in TABULATED_CRITICALS}):
                 rolled = roll_counts.__wrapped__(dice, success, critical, "NONE", False)
                 chances = tuple(counted(rolled.ways, rolled.den, exact) for exact in (False, True))
+                for weights in chances:  # shared by every shot: read-only, like the columns
+                    weights.num.flags.writeable = False
                 rolled = rolled._replace(chances=chances)
                 for asked in range(2, critical + 1) if critical == success else (critical,):
                     table[dice, success, asked, "NONE", False] = rolled

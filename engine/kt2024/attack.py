@@ -4,6 +4,10 @@ The steps A4–A12 run in the order of the spec on counts, each as one array pas
 outcome of the roll (a condition of the spec is a mask). A normal success is ROLLED (`nr`) or
 LOCKED (`nl`): retain-worded promotions (Rending, NormsToCrits, Mystic Scry) only take ROLLED
 normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
+
+Each step being per outcome, the steps of pools of up to STATE_DICE dice are also tables over
+every state (c, nr, nl, f, Severe), made at import by running the step's function once over
+all states (`STEP_TABLES`): a cold attack then takes one lookup a step (`retain`).
 """
 
 from __future__ import annotations
@@ -273,12 +277,12 @@ def retain(
     devastating: int,
     codes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals). With the
-    outcomes' state codes (`roll_codes`) and a pool the step tables hold, A4–A11 are one
-    lookup each (`tabulated_steps`)."""
+    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals). Given the
+    outcomes' state codes (`_ROLL_CODES`) and steps that are tabulated, each of A4–A12 is one
+    lookup (`tabulated_steps`, `_RETAINED`); a plain attack, not obscured, needs none."""
     auto_crits, accurate, _ = auto_retained(d)
     tables = tabulated_steps(d, ob)
-    if (tables or ob) and tables is not None and codes is not None:
+    if tables is not None and codes is not None and (tables or ob):
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
             codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
         state = _STATE_INDEX[codes]

@@ -6,7 +6,8 @@ statistic of how the eligible dice split over their faces: how many show 1 (re-r
 how many show the most common failed face (Ceaseless). Both are counted in closed form per
 number of eligible dice; the dice that are not eligible, and the re-rolled dice, are powers
 of one-die polynomials (`roll_counts`). The result is memoised on exactly the fields it
-depends on: (dice, success, critical, reroll, cursed).
+depends on: (dice, success, critical, reroll, cursed); the usual rolls are also computed once
+at import, with their weights (`roll`), so that a cold shot computes none of them.
 """
 
 from __future__ import annotations

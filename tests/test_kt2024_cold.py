@@ -131,12 +131,12 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
 def test_pools_keep_their_allocation_cells() -> None:
     hits = damage.attack_pool(attack.attack_dice(AttackDice(rending=True)), False, 0, False)
     c, n, _ = hits.columns
-    assert hits.cells.tolist() == HIT_CELL[c, n][:, None].tolist()
+    assert hits.cells.tolist() == HIT_CELL[c, n].tolist()
     saves = damage.defence_pool(Defender(cover_saves=1), 3, False, False, True)
     cs, ns, _ = saves.columns
     assert saves.cells.tolist() == SAVE_CELL[cs, ns].tolist()
     split = hits.where(c >= 1)
-    assert split.cells.tolist() == HIT_CELL[c[c >= 1], n[c >= 1]][:, None].tolist()
+    assert split.cells.tolist() == HIT_CELL[c[c >= 1], n[c >= 1]].tolist()
 
 
 def test_reduced_dice_are_hashed_once_as_their_values() -> None:

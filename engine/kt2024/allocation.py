@@ -150,13 +150,13 @@ SURVIVORS = _survivor_tables()
 
 
 def hit_cells(crits: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """The cells of hit outcomes (c, n), as a column: a pair's cell is its hit cell plus its
-    save cell, so a column plus a row of save cells is the grid of their pairs."""
-    return HIT_CELL[crits, normals][:, None]
+    """The cells of hit outcomes (c, n): a pair's cell is its hit cell plus its save cell, so
+    the hit cells as a column plus a row of save cells is the grid of their pairs."""
+    return HIT_CELL[crits, normals]
 
 
 def save_cells(crit_saves: np.ndarray, normal_saves: np.ndarray) -> np.ndarray:
-    """The cells of save outcomes (cs, ns), as a row (see `hit_cells`)."""
+    """The cells of save outcomes (cs, ns) (see `hit_cells`)."""
     return SAVE_CELL[crit_saves, normal_saves]
 
 
@@ -181,8 +181,8 @@ def resolve_saves(
         cells = hit_cells(crits, normals), save_cells(crit_saves, normal_saves)
     hit, save = cells
     if jas == "CRITS":
-        crit_cells = hit_cells(np.maximum(crits - 1, 0), normals) + save
-        normal_cells = hit_cells(crits, np.maximum(normals - 1, 0)) + save
+        crit_cells = hit_cells(np.maximum(crits - 1, 0), normals)[:, None] + save
+        normal_cells = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
         k1 = raw_damage(table.crits[crit_cells], table.normals[crit_cells], profile)
         k2 = raw_damage(table.crits[normal_cells], table.normals[normal_cells], profile)
         both = ((crits >= 1) & (normals >= 1))[:, None]
@@ -190,8 +190,8 @@ def resolve_saves(
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), (crits >= 1)[:, None])
         pairs = np.where(cancel_crit, crit_cells, normal_cells)
     elif jas == "NORMALS":
-        pairs = hit_cells(crits, np.maximum(normals - 1, 0)) + save
+        pairs = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
     else:
-        pairs = hit + save
+        pairs = hit[:, None] + save
     c_left, n_left = table.crits[pairs], table.normals[pairs]
     return c_left, n_left, raw_damage(c_left, n_left, profile)

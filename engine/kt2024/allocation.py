@@ -149,33 +149,49 @@ SURVIVORS = _survivor_tables()
 """Every order's survivors, built at import: shared by every action, never filled cold."""
 
 
+def hit_cells(crits: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """The cells of hit outcomes (c, n): a pair's cell is its hit cell plus its save cell, so
+    the hit cells as a column plus a row of save cells is the grid of their pairs."""
+    return HIT_CELL[crits, normals]
+
+
+def save_cells(crit_saves: np.ndarray, normal_saves: np.ndarray) -> np.ndarray:
+    """The cells of save outcomes (cs, ns) (see `hit_cells`)."""
+    return SAVE_CELL[crit_saves, normal_saves]
+
+
 def resolve_saves(
     hits: tuple[np.ndarray, np.ndarray],
     saves: tuple[np.ndarray, np.ndarray],
     profile: tuple[int, int, bool],
     jas: JustAScratch,
+    cells: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """R2 then R3 for every (c, n) of `hits` against every (cs, ns) of `saves`, `profile`
     being (criticalDamage, normalDamage, durable): the crits and normals that get through,
-    and their damage, as grids (a row per hit outcome, a column per save outcome).
+    and their damage, as grids (a row per hit outcome, a column per save outcome). `cells`
+    are the hits' and the saves' cells (`hit_cells`, `save_cells`) when the caller has them.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
     (crits, normals), (crit_saves, normal_saves) = hits, saves
-    table, save_cells = SURVIVORS[order(*profile)], SAVE_CELL[crit_saves, normal_saves]
+    table = SURVIVORS[order(*profile)]
+    if cells is None:
+        cells = hit_cells(crits, normals), save_cells(crit_saves, normal_saves)
+    hit, save = cells
     if jas == "CRITS":
-        crit_cells = np.add.outer(HIT_CELL[np.maximum(crits - 1, 0), normals], save_cells)
-        normal_cells = np.add.outer(HIT_CELL[crits, np.maximum(normals - 1, 0)], save_cells)
+        crit_cells = hit_cells(np.maximum(crits - 1, 0), normals)[:, None] + save
+        normal_cells = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
         k1 = raw_damage(table.crits[crit_cells], table.normals[crit_cells], profile)
         k2 = raw_damage(table.crits[normal_cells], table.normals[normal_cells], profile)
         both = ((crits >= 1) & (normals >= 1))[:, None]
         crit_first = profile[0] >= profile[1]
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), (crits >= 1)[:, None])
-        cells = np.where(cancel_crit, crit_cells, normal_cells)
+        pairs = np.where(cancel_crit, crit_cells, normal_cells)
+    elif jas == "NORMALS":
+        pairs = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
     else:
-        if jas == "NORMALS":
-            normals = np.maximum(normals - 1, 0)
-        cells = np.add.outer(HIT_CELL[crits, normals], save_cells)
-    c_left, n_left = table.crits[cells], table.normals[cells]
+        pairs = hit[:, None] + save
+    c_left, n_left = table.crits[pairs], table.normals[pairs]
     return c_left, n_left, raw_damage(c_left, n_left, profile)

@@ -4,10 +4,16 @@ The steps A4–A12 run in the order of the spec on counts, each as one array pas
 outcome of the roll (a condition of the spec is a mask). A normal success is ROLLED (`nr`) or
 LOCKED (`nl`): retain-worded promotions (Rending, NormsToCrits, Mystic Scry) only take ROLLED
 normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
+
+Each step being per outcome, the steps of pools of up to STATE_DICE dice are also tables over
+every state (c, nr, nl, f, Severe), made at import by running the step's function once over
+all states (`STEP_TABLES`): a cold attack then takes one lookup a step (`retain`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from operator import attrgetter
@@ -15,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .dice import Kept, roll_counts
+from .dice import SIMPLICES, Kept, outcomes_key, roll
 from .scenario import AttackDice
 
 Retained = tuple[int, int, int]
@@ -153,6 +159,115 @@ def auto_retained(d: AttackDice) -> tuple[int, int, int]:
     return auto_crits, accurate, d.attacks - auto_crits - accurate
 
 
+STATE_DICE = 8
+"""The most dice (crits, normals, fails) of the states whose steps are tabulated: every attack
+of the fight and nine in ten of bench_shoot's shots."""
+_RADIX = STATE_DICE + 1
+TABULATED_AMOUNTS = 3
+"""The largest FailsToNorms and NormsToCrits amounts whose steps are tabulated."""
+
+
+def state_codes(
+    c: np.ndarray, nr: np.ndarray, nl: np.ndarray, f: np.ndarray, severe: np.ndarray
+) -> np.ndarray:
+    """Each state (crits, ROLLED normals, LOCKED normals, fails, Severe triggered) as one
+    integer, a digit each in base STATE_DICE + 1 (Severe the highest)."""
+    return (((severe * _RADIX + c) * _RADIX + nr) * _RADIX + nl) * _RADIX + f
+
+
+def _every_state() -> Pool:
+    """Every state of at most STATE_DICE dice, as the columns of one pool."""
+    c, nr, nl, f = (a.ravel() for a in np.indices((_RADIX,) * 4))
+    inside = c + nr + nl + f <= STATE_DICE
+    columns = [np.tile(column[inside], 2) for column in (c, nr, nl, f)]
+    return Pool(*columns, np.repeat([False, True], np.count_nonzero(inside)))
+
+
+_STATES = _every_state()
+_STATE_INDEX = np.full(2 * _RADIX**4, len(_STATES.c))
+_STATE_INDEX[state_codes(*_STATES)] = np.arange(len(_STATES.c))
+"""A state's row in `_STATES` from its code; a code of no state points past every table."""
+
+
+def _step_table(step: Callable[[AttackDice, Pool], Pool], d: AttackDice) -> np.ndarray:
+    """The row of the state that each state becomes in one step of `d` (the step's own
+    function, run once over every state: a step works per outcome)."""
+    after = step(d, _STATES)
+    table = _STATE_INDEX[state_codes(after.c, after.nr, after.nl, after.f, after.severe)]
+    table.flags.writeable = False
+    return table
+
+
+def _step_tables() -> dict[tuple[str, int], np.ndarray]:
+    """Every step of A4–A11 but Mystic Scry (it scores its options by damage) as a table,
+    keyed by its rule and amount, not obscured (Punishing and Rending then do nothing); built
+    at import (about 0.5 ms)."""
+    steps: dict[str, Callable[[AttackDice, Pool], Pool]] = {
+        "punishing": lambda d, p: punishing(d, p, False),
+        "purity_seal": purity_seal,
+        "close_assault": close_assault,
+        "fails_to_norms": fails_to_norms,
+        "severe": severe,
+        "norms_to_crits": norms_to_crits,
+        "rending": lambda d, p: rending(d, p, False),
+        "elite_moderate": elite,
+        "elite_extreme": elite,
+    }
+    amounts = {"fails_to_norms": TABULATED_AMOUNTS, "norms_to_crits": TABULATED_AMOUNTS}
+    plain = AttackDice()
+    return {
+        (rule, x): _step_table(step, replace(plain, **{rule: x}))
+        for rule, step in steps.items()
+        for x in range(1, amounts.get(rule, 1) + 1)
+    }
+
+
+STEP_TABLES = _step_tables()
+
+
+_RETAINED = {ob: obscured(_STATES, ob) for ob in (False, True)}
+"""A12 on every state, not obscured and obscured: the retained (crits, normals) of each."""
+for _table in (_STATE_INDEX, *_STATES, *_RETAINED[False], *_RETAINED[True]):
+    _table.flags.writeable = False  # shared by every attack
+
+_ROLL_CODES = {
+    key: state_codes(outcomes.crits, outcomes.normals, 0, outcomes.fails, 0)
+    for key, outcomes in SIMPLICES.items()
+    if key[0] <= STATE_DICE
+}
+"""The state code of each outcome of every roll of up to STATE_DICE dice, keyed as its
+outcomes (`dice.outcomes_key`), before A1 adds auto crits and Accurate normals."""
+
+
+def tabulated_steps(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
+    """The tables of the steps A4–A11 that apply to `d`, in the order of `retain` (none for a
+    plain attack); None when one is not tabulated (Mystic Scry, an amount above
+    TABULATED_AMOUNTS, more than STATE_DICE dice): the steps then run on arrays."""
+    if d.attacks > STATE_DICE or d.mystic_scry:
+        return None
+    x, y = d.fails_to_norms, d.norms_to_crits
+    if x > TABULATED_AMOUNTS or y > TABULATED_AMOUNTS:
+        return None
+    tables, steps = STEP_TABLES, []
+    if d.punishing and not ob:
+        steps.append(tables["punishing", 1])
+    if d.purity_seal:
+        steps.append(tables["purity_seal", 1])
+    if d.close_assault:
+        steps.append(tables["close_assault", 1])
+    if x:
+        steps.append(tables["fails_to_norms", x])
+    if d.severe:
+        steps.append(tables["severe", 1])
+    if y:
+        steps.append(tables["norms_to_crits", y])
+    if d.rending and not ob:
+        steps.append(tables["rending", 1])
+    if d.elite_moderate or d.elite_extreme:
+        steps.append(tables["elite_moderate" if d.elite_moderate else "elite_extreme", 1])
+    return steps
+
+
 def retain(
     d: AttackDice,
     crits: np.ndarray,
@@ -160,12 +275,26 @@ def retain(
     fails: np.ndarray,
     ob: bool,
     devastating: int,
+    codes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals)."""
+    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals). Given the
+    outcomes' state codes (`_ROLL_CODES`) and steps that are tabulated, each of A4–A12 is one
+    lookup (`tabulated_steps`, `_RETAINED`); a plain attack, not obscured, needs none."""
     auto_crits, accurate, _ = auto_retained(d)
+    tables = tabulated_steps(d, ob)
+    if tables is not None and codes is not None and (tables or ob):
+        if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
+            codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
+        state = _STATE_INDEX[codes]
+        for table in tables:
+            state = table[state]
+        crits_after, normals_after = _RETAINED[ob]
+        return crits_after[state], normals_after[state]
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
+    if tables == []:  # a plain attack: no step of A4–A11 applies
+        return obscured(p, ob)
     p = punishing(d, p, ob)
     p = purity_seal(d, p)
     p = close_assault(d, p)
@@ -190,17 +319,38 @@ def attack_dice(d: AttackDice) -> AttackDice:
     shot's 70): the values are those of a built AttackDice-like object, and AttackDice has no
     `__post_init__` to run.
     """
-    reduced = object.__new__(AttackDice)
+    reduced = object.__new__(ReducedDice)
     reduced.__dict__.update(zip(DICE_FIELDS, _dice_values(d), strict=True), curse_of_rot=False)
+    reduced.__dict__["_hash"] = AttackDice.__hash__(reduced)
     return reduced
+
+
+class ReducedDice(AttackDice):
+    """AttackDice reduced by `attack_dice`, hashed once: it keys the attack's memos
+    (`damage.attack_pool`, `damage.through`'s matchup, `retained_counts`, the fight's
+    openings), and AttackDice's hash reads its 19 fields at every lookup. Equal to the
+    ReducedDice of the same values (a dataclass compares instances of one class only), with
+    AttackDice's hash of them."""
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:  # built another way (dataclasses.replace, a copy): hash it
+            return AttackDice.__hash__(self)
+
+    def __getstate__(self) -> dict[str, object]:
+        """Copies and pickles leave the hash out (a string's hash differs between processes)."""
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
 
 
 def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:
     """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
     rolled outcome. Not memoised: `damage.attack_pool` is, on the same dice fields, so a cold
     shot fills one memo for its attack, not two."""
-    rolled = roll_counts(auto_retained(d)[2], d.hit, d.lethal, d.reroll, cursed)
-    c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating)
+    dice = auto_retained(d)[2]
+    rolled = roll(dice, d.hit, d.lethal, d.reroll, cursed)
+    codes = _ROLL_CODES.get(outcomes_key(dice, d.hit, d.lethal, cursed))
+    c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating, codes)
     return rolled.kept(c, n)
 
 

@@ -18,9 +18,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import precision as pr
-from .allocation import raw_damage, resolve_saves
+from .allocation import hit_cells, raw_damage, resolve_saves, save_cells
 from .attack import attack_dice, kept_counts
 from .defence import collected, saves
+from .dice import Kept
 from .precision import Weights
 from .scenario import AttackDice, Attacker, Defender, SaintlyRelics
 
@@ -48,14 +49,22 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
 class Pool(NamedTuple):
     """Outcomes of one side as flat arrays. `columns` are the two counts this side brings to
     the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its own (one per
-    crit with Devastating, one 1-damage instance per curse)."""
+    crit with Devastating, one 1-damage instance per curse); `cells`, the allocation's cells
+    of its two counts (`allocation.hit_cells` or `save_cells`), read by every action the pool
+    takes part in, so found once when it is built."""
 
     columns: tuple[np.ndarray, np.ndarray, np.ndarray]
     weights: Weights
+    cells: np.ndarray
 
     def where(self, mask: np.ndarray) -> Pool:
         columns = tuple(column[mask] for column in self.columns)
-        return Pool(columns, Weights(self.weights.num[mask], self.weights.den))
+        return Pool(columns, Weights(self.weights.num[mask], self.weights.den), self.cells[mask])
+
+
+def weights(kept: Kept, exact: bool) -> Weights:
+    """A side's weights: its roll's, when the roll has them (`dice.roll`), else counted."""
+    return kept.chances[exact] if kept.chances else pr.counted(kept.ways, kept.den, exact)
 
 
 @lru_cache(maxsize=4096)
@@ -63,7 +72,8 @@ def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     kept = kept_counts(d, ob, False, devastating)
     extra = kept.crits if devastating else np.zeros(len(kept.crits), kept.crits.dtype)
-    return Pool((kept.crits, kept.normals, extra), pr.counted(kept.ways, kept.den, exact))
+    cells = hit_cells(kept.crits, kept.normals)
+    return Pool((kept.crits, kept.normals, extra), weights(kept, exact), cells)
 
 
 @lru_cache(maxsize=4096)
@@ -71,7 +81,7 @@ def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bo
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
     kept = saves(d, dice, saturate, cursed)
     columns = (kept.crits, kept.normals, kept.cursed)
-    return Pool(columns, pr.counted(kept.ways, kept.den, exact))
+    return Pool(columns, weights(kept, exact), save_cells(kept.crits, kept.normals))
 
 
 class Outcomes(NamedTuple):
@@ -166,7 +176,8 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     out = []
     for hits, saves_pool in groups(m, exact):
         (c, n, extra), (cs, ns, k) = hits.columns, saves_pool.columns
-        crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch)
+        cells = hits.cells, saves_pool.cells
+        crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch, cells)
         instances = None  # only Feel No Pain (R8) and the relics (R5) count them
         if d.feel_no_pain is not None or d.saintly_relics != "NONE":
             instances = np.add.outer(extra, k)  # R1 Devastating and R7 curse, outside the saves
@@ -191,8 +202,8 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
         raw = hit_raw + (extra * m.devastating)[:, None] if m.devastating else hit_raw  # R1
         if m.cursed:
             raw = raw + k  # R7: one damage a cursed defence die
-        hw, sw = hits.weights, saves_pool.weights
-        weights = Weights(np.multiply.outer(hw.num, sw.num).ravel(), hw.den * sw.den)
+        hw, sw = hits.weights, saves_pool.weights  # a column times a row: the outer product
+        weights = Weights((hw.num[:, None] * sw.num).ravel(), hw.den * sw.den)
         out.append(Through(raw.ravel(), instances, relic_groups, weights))
     return tuple(out)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dice import Kept, roll_counts
+from .dice import Kept, roll
 from .scenario import Attacker, Defender
 
 
@@ -41,7 +41,7 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     cover_crits = 0 if saturate else min(d.cover_crit_saves, dice)
     cover = 0 if saturate else min(d.cover_saves, dice - cover_crits)
     success, critical = save_thresholds(d)
-    rolled = roll_counts(dice - cover_crits - cover, success, critical, d.reroll, cursed)
+    rolled = roll(dice - cover_crits - cover, success, critical, d.reroll, cursed)
     crits, normals, fails = rolled.crits, rolled.normals, rolled.fails
     if cover_crits:  # an array pass only where a count changes
         crits = crits + cover_crits

@@ -6,7 +6,8 @@ statistic of how the eligible dice split over their faces: how many show 1 (re-r
 how many show the most common failed face (Ceaseless). Both are counted in closed form per
 number of eligible dice; the dice that are not eligible, and the re-rolled dice, are powers
 of one-die polynomials (`roll_counts`). The result is memoised on exactly the fields it
-depends on: (dice, success, critical, reroll, cursed).
+depends on: (dice, success, critical, reroll, cursed); the usual rolls are also computed once
+at import, with their weights (`roll`), so that a cold shot computes none of them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .precision import slot_words, unpack
+from .precision import Weights, counted, slot_words, unpack
 from .scenario import MOST_ATTACKS, Reroll
 
 FACES = 6
@@ -59,6 +60,10 @@ def face_classes(success: int, critical: int, cursed: bool) -> tuple[int, int, i
     return crit, normal, 1, fail - 1
 
 
+_COUNTED_MODES = frozenset({"NONE", *ONES_MODES, *CEASELESS_MODES, *BALANCED_STAGES})
+"""The modes `rerolled_count` counts from the ones and the most common face."""
+
+
 def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     """How many dice each re-roll mode re-rolls (§4.3).
 
@@ -68,7 +73,7 @@ def rerolled_count(reroll: Reroll, eligible: int, ones: int, most: int) -> int:
     """
     if reroll in ("RELENTLESS", "CRIT_FISH"):
         return eligible
-    if reroll not in {"NONE", *ONES_MODES, *CEASELESS_MODES, *BALANCED_STAGES}:
+    if reroll not in _COUNTED_MODES:
         raise ValueError(f"unknown re-roll mode {reroll!r}")
     first = ones if reroll in ONES_MODES else most if reroll in CEASELESS_MODES else 0
     return first + min(eligible - first, BALANCED_STAGES.get(reroll, 0))
@@ -142,6 +147,29 @@ def _rerolled(reroll: Reroll, faces: int, eligible: int, dice: int) -> dict[int,
     return ways
 
 
+CEASELESS_TABULATED = 8
+"""The most dice of the Ceaseless rolls whose splits are tabulated at import."""
+_CEASELESS_WAYS = {
+    (reroll, faces): [
+        _rerolled(reroll, faces, fails, MOST_ATTACKS) for fails in range(CEASELESS_TABULATED + 1)
+    ]
+    for reroll in CEASELESS_MODES
+    for faces in range(FACES)
+}
+"""`_rerolled` of the Ceaseless modes for every count of fail faces and up to
+CEASELESS_TABULATED eligible dice, built at import (about 0.2 ms): Ceaseless reads its counts
+from one table for every pool the API takes (`_AT_MOST`), so they do not depend on its size."""
+
+
+def _by_eligible(reroll: Reroll, faces: int, dice: int) -> list[dict[int, int]]:
+    """`_rerolled` for 0..`dice` eligible dice of `faces` faces, Ceaseless's read from the
+    table built at import (`_CEASELESS_WAYS`)."""
+    row = _CEASELESS_WAYS.get((reroll, faces)) if dice <= CEASELESS_TABULATED else None
+    if row is not None:
+        return row[: dice + 1]
+    return [_rerolled(reroll, faces, f, dice) for f in range(dice + 1)]
+
+
 Die = tuple[tuple[int, int], ...]
 """A one-die polynomial on packed integers: (shift in bits of the class's slot, faces)."""
 
@@ -169,10 +197,13 @@ class Rolled(NamedTuple):
     cursed: np.ndarray
     ways: np.ndarray
     den: int
+    chances: tuple[Weights, Weights] | None = None
+    """`ways` over `den` as weights in each precision, (float, exact), for the rolls read from
+    the table built at import (`roll`); None for the others, whose pools count them."""
 
     def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
         """The same outcomes after a stage that changed their crits and normals."""
-        return Kept(crits, normals, self.cursed, self.ways, self.den)
+        return Kept(crits, normals, self.cursed, self.ways, self.den, self.chances)
 
 
 class Kept(NamedTuple):
@@ -185,6 +216,8 @@ class Kept(NamedTuple):
     cursed: np.ndarray
     ways: np.ndarray
     den: int
+    chances: tuple[Weights, Weights] | None = None
+    """The roll's weights in each precision, when it has them (`Rolled.chances`)."""
 
 
 class Simplex(NamedTuple):
@@ -221,7 +254,13 @@ def simplex(dice: int, cursed: bool, normals: bool) -> Simplex:
     return Simplex(*columns, den, (dice + 1) ** 2 * k_slots, words, (y * (dice + 1), y, z))
 
 
-_SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
+def outcomes_key(dice: int, success: int, critical: int, cursed: bool) -> tuple[int, bool, bool]:
+    """The outcomes (`simplex`) of a roll: (dice, cursed, normals), normal successes only when
+    the critical threshold is above the success one (`roll_counts` clamps it to ≥ success)."""
+    return dice, cursed, critical > success
+
+
+SIMPLICES = {  # every pool the API takes, built at import: no memo for a cold roll to fill
     (dice, cursed, normals): simplex(dice, cursed, normals)
     for dice in range(MOST_ATTACKS + 1)
     for cursed in (False, True)
@@ -353,10 +392,9 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
     is the f-th power of one die's and the sum is (A + V)**dice, V = Σ_m ways(1, m) · U**m:
     one big-integer power, or beyond one word a slot its multinomial coefficients (`_power`).
     """
+    key = outcomes_key(dice, success, critical, cursed)
+    outcomes = SIMPLICES.get(key) or simplex(*key)
     critical = max(critical, success)
-    outcomes = _SIMPLICES.get((dice, cursed, critical > success)) or simplex(
-        dice, cursed, critical > success
-    )
     if reroll in PER_DIE_MODES:
         key = (success, critical, reroll, cursed)
         ways, den = _power(dice, outcomes, _DIES.get(key) or per_die(*key))
@@ -377,7 +415,49 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
             extra = BALANCED_STAGES[reroll]
             total = _balanced(dice, kept_die, eligible - ones, rerolled_die, extra)
         else:
-            by_eligible = [_rerolled(reroll, eligible, f, dice) for f in range(dice + 1)]
+            by_eligible = _by_eligible(reroll, eligible, dice)
             total = _pool_of_dice(dice, kept_die, rerolled_die, by_eligible)
         ways = unpack(total, outcomes.slots, outcomes.words).take(outcomes.slot)
     return Rolled(outcomes.crits, outcomes.normals, outcomes.fails, outcomes.cursed, ways, den)
+
+
+TABULATED_DICE = 8
+"""The most dice of the rolls tabulated at import (`roll`): every defence roll the API's usual
+defenders make and nine attacks in ten of bench_shoot's."""
+TABULATED_CRITICALS = (5, 6)
+"""The critical thresholds of the tabulated rolls (Lethal 5+ and none; a crit save on 5+ or
+6): a threshold at or below the success one reads the roll without normal successes."""
+
+
+def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
+    """`roll_counts` of every uncursed roll without re-rolls of up to TABULATED_DICE dice and
+    a critical threshold of TABULATED_CRITICALS, each with its weights in both precisions
+    (`precision.counted`), keyed as `roll` is called: a critical threshold at or below the
+    success one (clamped by `roll_counts`) shares the roll of critical = success.
+
+    Why these: they are most of a shot's rolls (a cold shot rolls twice), each is one power
+    and one read (about 3 µs, and `counted` 1–2 µs more), and the 81 of them cost about a
+    millisecond at import. Cursed rolls (three times the outcomes), re-rolls and Lethal 2+ to
+    4+ are computed when asked for."""
+    table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
+    for dice in range(TABULATED_DICE + 1):
+        for success in range(2, FACES + 1):
+            for critical in sorted({max(critical, success) for critical in TABULATED_CRITICALS}):
+                rolled = roll_counts.__wrapped__(dice, success, critical, "NONE", False)
+                chances = tuple(counted(rolled.ways, rolled.den, exact) for exact in (False, True))
+                for weights in chances:  # shared by every shot: read-only, like the columns
+                    weights.num.flags.writeable = False
+                rolled = rolled._replace(chances=chances)
+                for asked in range(2, critical + 1) if critical == success else (critical,):
+                    table[dice, success, asked, "NONE", False] = rolled
+    return table
+
+
+_ROLLS = _tabulated()
+
+
+def roll(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> Rolled:
+    """`roll_counts`, with its weights, for the usual rolls, read from the table built at
+    import (`_tabulated`): no memo for a cold shot to fill. The others are `roll_counts`'."""
+    key = (dice, success, critical, reroll, cursed)
+    return _ROLLS.get(key) or roll_counts(*key)

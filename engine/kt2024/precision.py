@@ -66,11 +66,15 @@ def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
 def counted(ways: Sequence[int] | np.ndarray, den: int, exact: bool) -> Weights:
     """Counts of equally likely face sequences over `den`, reduced by their common factor (or
     as floats, one division over the whole array: an int64 count or a Python int below 2**53
-    converts exactly, beyond within one rounding)."""
+    converts exactly, beyond within one rounding). Int64 counts are reduced by numpy's gcd and
+    floor division, each exact, and only then made Python ints."""
     ways = np.asarray(ways)
     if not exact:
         floats = ways / float(den) if ways.dtype != object else (ways / den).astype(float)
         return Weights(floats, 1)
+    if ways.dtype == np.int64:
+        common = gcd(den, int(np.gcd.reduce(ways)))
+        return Weights((ways // common if common > 1 else ways).astype(object), den // common)
     values = ways.tolist()
     common = gcd(den, *values)
     num = np.empty(len(values), dtype=object)

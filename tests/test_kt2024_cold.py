@@ -1,0 +1,153 @@
+"""The tables a cold shot reads instead of computing (built at import) against what they
+replace: the usual rolls (`dice.roll`) against `roll_counts` and `precision.counted`,
+Ceaseless's splits against `_rerolled`, the steps A4–A11 as state tables against the steps run
+on arrays, and the pools' allocation cells against `allocation`'s."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from dataclasses import replace
+from typing import get_args
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.kt2024 import attack, damage, dice, precision
+from engine.kt2024.allocation import HIT_CELL, SAVE_CELL
+from engine.kt2024.scenario import AttackDice, Attacker, Defender, Reroll
+
+
+def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
+    # dice 0..8; success 2..4 with Lethal 5+ or 6+; success 5 or 6 with any critical at most 6
+    assert len(dice._ROLLS) == 9 * (3 * 2 + 5 + 5)
+    assert (8, 3, 5, "NONE", False) in dice._ROLLS and (8, 3, 4, "NONE", False) not in dice._ROLLS
+    for (n, success, critical, reroll, cursed), rolled in dice._ROLLS.items():
+        computed = dice.roll_counts.__wrapped__(n, success, critical, reroll, cursed)
+        for column, other in zip(rolled[:5], computed[:5], strict=True):
+            assert column.tolist() == other.tolist()
+        assert rolled.den == computed.den and computed.chances is None
+        floats, exact = rolled.chances
+        expected = precision.counted(computed.ways, computed.den, False)
+        assert floats.num.tobytes() == expected.num.tobytes() and floats.den == 1
+        expected = precision.counted(computed.ways.astype(object), computed.den, True)
+        assert exact.num.tolist() == expected.num.tolist() and exact.den == expected.den
+
+
+def test_a_roll_outside_the_table_is_computed() -> None:
+    for key in [(9, 3, 6, "NONE", False), (4, 3, 6, "BALANCED", False), (4, 3, 6, "NONE", True)]:
+        assert key not in dice._ROLLS
+        rolled = dice.roll(*key)
+        assert rolled.chances is None
+        assert rolled.ways.tolist() == dice.roll_counts.__wrapped__(*key).ways.tolist()
+    # a critical threshold below the success one is clamped, and shares the clamped roll
+    assert dice.roll(4, 5, 3, "NONE", False) is dice.roll(4, 5, 5, "NONE", False)
+
+
+def test_ceaseless_splits_are_read_for_every_pool_size() -> None:
+    for reroll in sorted(dice.CEASELESS_MODES):
+        for faces in range(dice.FACES):
+            for n in (0, 1, 4, dice.CEASELESS_TABULATED, dice.CEASELESS_TABULATED + 1, 20):
+                expected = [dice._rerolled(reroll, faces, f, n) for f in range(n + 1)]
+                assert dice._by_eligible(reroll, faces, n) == expected
+
+
+def test_ceaseless_split_of_two_fails_over_two_faces() -> None:
+    # two fails over faces {1, 2}: 11 and 22 re-roll both (6**0 each), 12 and 21 one (6 each)
+    assert dice._by_eligible("CEASELESS", 2, 2)[2] == {2: 2, 1: 2 * 6}
+
+
+def test_counted_int64_counts_as_the_python_ints() -> None:
+    ways = np.array([36, 72, 0, 108], dtype=np.int64)
+    reduced = precision.counted(ways, 1296, True)
+    assert reduced.num.dtype == object and reduced.num.tolist() == [1, 2, 0, 3]
+    assert reduced.den == 36 and type(reduced.num[0]) is int
+    coprime = precision.counted(np.array([1, 5], dtype=np.int64), 6, True)
+    assert coprime.num.tolist() == [1, 5] and coprime.den == 6
+
+
+RULES = st.fixed_dictionaries(
+    {
+        "attacks": st.integers(0, attack.STATE_DICE),
+        "hit": st.integers(2, 6),
+        "lethal": st.integers(2, 6),
+        "accurate": st.integers(0, 2),
+        "auto_crits": st.integers(0, 2),
+        "reroll": st.sampled_from(get_args(Reroll)),
+        "fails_to_norms": st.integers(0, attack.TABULATED_AMOUNTS),
+        "norms_to_crits": st.integers(0, attack.TABULATED_AMOUNTS),
+        **{
+            rule: st.booleans()
+            for rule in ("punishing", "rending", "severe", "close_assault", "purity_seal")
+        },
+        "elite_moderate": st.booleans(),
+        "elite_extreme": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(RULES, st.booleans(), st.booleans())
+def test_step_tables_retain_as_the_steps(rules: dict, ob: bool, cursed: bool) -> None:
+    """The tabulated steps against the same steps run on arrays (`retain` without codes)."""
+    d = AttackDice(**rules)
+    n = attack.auto_retained(d)[2]
+    rolled = dice.roll(n, d.hit, d.lethal, d.reroll, cursed)
+    codes = attack._ROLL_CODES[dice.outcomes_key(n, d.hit, d.lethal, cursed)]
+    args = (d, rolled.crits, rolled.normals, rolled.fails, ob, 0)
+    tabulated, on_arrays = attack.retain(*args, codes), attack.retain(*args)
+    for column, other in zip(tabulated, on_arrays, strict=True):
+        assert np.asarray(column).tolist() == np.asarray(other).tolist()
+
+
+def test_severe_then_rending_by_tables() -> None:
+    """Three dice, no crit and two normals: Severe promotes one, and blocks Rending."""
+    d = AttackDice(attacks=3, severe=True, rending=True)
+    state = attack._STATE_INDEX[attack.state_codes(0, 2, 0, 1, 0)]
+    for table in attack.tabulated_steps(d, False):
+        state = table[state]
+    assert (attack._STATES.c[state], attack._STATES.nr[state] + attack._STATES.nl[state]) == (1, 1)
+    assert bool(attack._STATES.severe[state])
+    crits, normals = attack._RETAINED[True]  # obscured: no crit, one success discarded
+    assert (crits[state], normals[state]) == (0, 1)
+
+
+def test_untabulated_attacks_keep_the_array_steps() -> None:
+    assert attack.tabulated_steps(AttackDice(attacks=9, rending=True), False) is None
+    assert attack.tabulated_steps(AttackDice(mystic_scry=True), False) is None
+    assert attack.tabulated_steps(AttackDice(fails_to_norms=4), False) is None
+    assert attack.tabulated_steps(AttackDice(), False) == []
+    assert attack.tabulated_steps(AttackDice(punishing=True, rending=True), True) == []
+    # obscured alone is read from the state tables too: A12 on every state
+    d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
+    codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]
+    args = (d, rolled.crits, rolled.normals, rolled.fails, True, 0)
+    assert [x.tolist() for x in attack.retain(*args, codes)] == [
+        x.tolist() for x in attack.retain(*args)
+    ]
+
+
+def test_pools_keep_their_allocation_cells() -> None:
+    hits = damage.attack_pool(attack.attack_dice(AttackDice(rending=True)), False, 0, False)
+    c, n, _ = hits.columns
+    assert hits.cells.tolist() == HIT_CELL[c, n].tolist()
+    saves = damage.defence_pool(Defender(cover_saves=1), 3, False, False, True)
+    cs, ns, _ = saves.columns
+    assert saves.cells.tolist() == SAVE_CELL[cs, ns].tolist()
+    split = hits.where(c >= 1)
+    assert split.cells.tolist() == HIT_CELL[c[c >= 1], n[c >= 1]].tolist()
+
+
+def test_reduced_dice_are_hashed_once_as_their_values() -> None:
+    shooter = Attacker(attacks=5, rending=True, piercing=1, curse_of_rot=True)
+    reduced = attack.attack_dice(shooter)
+    same = attack.attack_dice(replace(shooter, piercing=2, obscured=True))
+    assert reduced is not same and reduced == same and reduced.curse_of_rot is False
+    assert hash(reduced) == hash(same) == AttackDice.__hash__(reduced)
+    assert reduced != attack.attack_dice(replace(shooter, rending=False))
+    for other in (pickle.loads(pickle.dumps(reduced)), copy.copy(reduced)):
+        assert "_hash" not in other.__dict__
+        assert other == reduced and hash(other) == hash(reduced)
+    changed = replace(reduced, hit=4)
+    assert hash(changed) == AttackDice.__hash__(changed) != hash(reduced)

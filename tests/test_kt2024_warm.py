@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import fields, replace
+from fractions import Fraction
+from math import comb
 
 import pytest
 
+from engine.kt2024 import damage
 from engine.kt2024.scenario import AttackDice, Attacker, Defender
 
 
@@ -56,3 +59,65 @@ def test_kept_hash_stays_out_of_pickles() -> None:
     assert a._hash is not None
     back = pickle.loads(pickle.dumps(a))
     assert back == a and back._hash is None and hash(back) == hash(a)
+
+
+SHOTS = [
+    (Attacker(), Defender(feel_no_pain=5, saintly_relics="ONE_D6")),
+    (Attacker(attacks=6, devastating=2, piercing_crits=1), Defender(feel_no_pain=4)),
+    (Attacker(curse_of_rot=True, hit=2), Defender(saintly_relics="TWO_D6", durable=True)),
+    (Attacker(attacks=5, critical_damage=3, normal_damage=4), Defender(saintly_relics="ONE_D6")),
+]
+
+
+def pairs(o: object) -> dict[tuple[int, int], Fraction]:
+    """An action's outcome pairs as (damage, instances) -> chance, summed."""
+    out: dict[tuple[int, int], Fraction] = {}
+    rows = zip(o.raw.tolist(), o.instances.tolist(), o.weights.num.tolist(), strict=True)
+    for raw, instances, num in rows:
+        out[raw, instances] = out.get((raw, instances), 0) + Fraction(num, o.weights.den)
+    return {k: v for k, v in out.items() if v}
+
+
+@pytest.mark.parametrize(("a", "d"), SHOTS)
+def test_feel_no_pain_thins_each_instance(a: Attacker, d: Defender) -> None:
+    """R8: each of k instances loses 1 damage with chance p, independently."""
+    threshold = d.feel_no_pain or 5
+    p = damage.feel_no_pain_chance(threshold)
+    for o in damage.outcomes(a, d, None, True):
+        expected: dict[int, Fraction] = {}
+        for (raw, k), chance in pairs(o).items():
+            for r in range(k + 1):
+                term = chance * comb(k, r) * p**r * (1 - p) ** (k - r)
+                expected[raw - r] = expected.get(raw - r, 0) + term
+        got = damage.feel_no_pain(o, threshold, True)
+        assert {v: Fraction(n, got.den) for v, n in enumerate(got.num.tolist()) if n} == {
+            v: c for v, c in expected.items() if c
+        }
+
+
+@pytest.mark.parametrize(("a", "d"), [s for s in SHOTS if s[1].saintly_relics != "NONE"])
+def test_relic_branches_try_the_first_group_first(a: Attacker, d: Defender) -> None:
+    """R5: tries go through the first group's instances, then the second's, until one
+    ignores; the ignoring branch lowers the damage by that group's change."""
+    relics = d.saintly_relics
+    q = 1 - damage.RELIC_IGNORE[relics]
+    none: dict[tuple[int, int], Fraction] = {}
+    ignored: dict[tuple[int, int], Fraction] = {}
+    for grid in damage.outcomes(a, d, None, True):
+        (first, first_change), (second, second_change) = grid.relic_groups
+        rows = zip(grid.raw.tolist(), grid.instances.tolist(), grid.weights.num.tolist(),
+                   first.tolist(), first_change.tolist(), second.tolist(),
+                   second_change.tolist(), strict=True)  # fmt: skip
+        for raw, k, num, h1, c1, h2, c2 in rows:
+            w = Fraction(num, grid.weights.den)
+            none[raw, k] = none.get((raw, k), 0) + w * q ** (h1 + h2)
+            for key, chance in (
+                ((raw + c1, k - 1), 1 - q**h1),
+                ((raw + c2, k - 1), q**h1 - q ** (h1 + h2)),
+            ):
+                if chance:
+                    ignored[key] = ignored.get(key, 0) + w * chance
+    got_none, got_ignored = damage.outcomes(a, d, relics, True)
+    assert pairs(got_none) == {k: v for k, v in none.items() if v}
+    assert pairs(got_ignored) == {k: v for k, v in ignored.items() if v}
+    assert got_ignored.instances.min(initial=0) >= 0

@@ -82,15 +82,6 @@ class Outcomes(NamedTuple):
     instances: np.ndarray | None
     weights: Weights
 
-    def scaled(self, factor: np.ndarray, den: int) -> Outcomes:
-        """Weights times `factor / den`, pairs of zero weight dropped (R5 relic branches)."""
-        live = factor != 0
-        return Outcomes(
-            self.raw[live],
-            self.instances[live],
-            Weights((self.weights.num * factor)[live], self.weights.den * den),
-        )
-
 
 def concatenate(parts: Sequence[Outcomes | Through]) -> Outcomes | Through:
     """The pairs of several parts as one, in order (a single part as it is)."""
@@ -206,23 +197,40 @@ def outcomes(
     grids = through(m, exact)
     if relics is None:
         return (concatenate(grids),)
-    parts: list[list[Outcomes]] = [[], []]
-    for grid in grids:
-        (first, first_change), (second, second_change) = grid.relic_groups
-        both = first + second
-        miss = relic_misses(relics, int(both.max(initial=0)), exact)
-        after_first, after_both = miss.num[first], miss.num[both]
-        # no try ignores: chance (1 - p)^instances, never zero, so no pair is dropped
-        num, den = grid.weights.num * after_both, grid.weights.den * miss.den
-        parts[0].append(Outcomes(grid.raw, grid.instances, Weights(num, den)))
-        parts[1].extend(
-            Outcomes(grid.raw + change, grid.instances - 1, grid.weights).scaled(factor, miss.den)
-            for change, factor in (
-                (first_change, miss.num[0] - after_first),
-                (second_change, after_first - after_both),
-            )
-        )
-    return concatenate(parts[0]), concatenate(parts[1])
+    branches = [relic_branches(grid, relics, exact) for grid in grids]
+    return concatenate([b[0] for b in branches]), concatenate([b[1] for b in branches])
+
+
+EACH_GROUP = np.ones((2, 1), dtype=np.int64)
+"""One instance less, in each relic group's row (R5: the ignored one)."""
+
+
+def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[Outcomes, Outcomes]:
+    """R5 on one group's pairs: (no try ignores an instance, one instance ignored).
+
+    The tries go through the first relic group's instances, then the second's, until one
+    ignores: with m(h) = P(no ignore in h tries), the first group's instance is ignored with
+    chance m(0) − m(first), the second's with m(first) − m(first + second), and none with
+    m(first + second), never zero. The ignoring branch holds both groups' pairs as the rows of
+    one grid (first group, then second), read row by row: pairs whose group has no instance
+    (chance zero) are dropped, so no instance count goes below zero.
+    """
+    (first, first_change), (second, second_change) = grid.relic_groups
+    both = first + second
+    miss = relic_misses(relics, int(both.max(initial=0)), exact)
+    size, den = len(both), grid.weights.den * miss.den
+    # m(0), m(first), m(both) per pair, one read: the chances are differences of neighbours
+    before = miss.num.take(np.concatenate((np.zeros(size, np.intp), first, both)))
+    chance = (before[: 2 * size] - before[size:]).reshape(2, size)
+    live = chance != 0
+    change = np.concatenate((first_change, second_change)).reshape(2, size)
+    ignored = Outcomes(
+        (grid.raw + change)[live],
+        (grid.instances - EACH_GROUP)[live],
+        Weights((grid.weights.num * chance)[live], den),
+    )
+    kept = Weights(grid.weights.num * before[2 * size :], den)
+    return Outcomes(grid.raw, grid.instances, kept), ignored
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:
@@ -235,15 +243,29 @@ def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -
     return out
 
 
+class Thinning(NamedTuple):
+    """R8 for a grid of damages 0..size−1 and up to `top` instances, cells (damage,
+    instances) damage-major: `fnp`, row k, column r, P(k instances lose r damage) (zero for
+    r > k), `floats` its numerators as floats (exact ones read only while within `pr.SAFE`);
+    each cell's instances and damage, and `targets`, row d, the bin of damage d reduced by
+    r = 0..top, d + top − r (never negative)."""
+
+    fnp: Weights
+    floats: np.ndarray
+    instances: np.ndarray
+    damage: np.ndarray
+    targets: np.ndarray
+
+
 @lru_cache(maxsize=256)
-def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray, np.ndarray]:
-    """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
-    r > k), its numerators as floats (exact ones read only while within `pr.SAFE`), and the
-    shift of each column, top - r (a damage d reduced by r is bin d + top - r: never negative).
-    Memoised on small integers, not on the chance's `Fraction`."""
+def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
+    """`Thinning`, memoised on small integers, not on the chance's `Fraction`: a spread
+    reads its tables (`take`) rather than recomputing them a cell at a time."""
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
-    return fnp, floats, np.arange(top, -1, -1)
+    damage, instances = np.divmod(np.arange(size * (top + 1)), top + 1)
+    targets = np.add.outer(np.arange(size), np.arange(top, -1, -1))
+    return Thinning(fnp, floats, instances, damage, targets)
 
 
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
@@ -258,15 +280,15 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
         return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
-    fnp, floats, shifts = thinning(threshold, top, exact)
-    den = o.weights.den * fnp.den
+    t = thinning(threshold, size, top, exact)
+    den = o.weights.den * t.fnp.den
     ints = exact and den > pr.SAFE  # Python ints; otherwise float64 numbers
     num = o.weights.num.astype(float) if exact and not ints else o.weights.num
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
-    raws, counts = np.divmod(cells, top + 1)
-    spread = grid[cells, None] * (fnp.num if ints else floats)[counts]
-    target = raws[:, None] + shifts
+    rows = (t.fnp.num if ints else t.floats).take(t.instances.take(cells), 0)
+    spread = grid.take(cells)[:, None] * rows
+    target = t.targets.take(t.damage.take(cells), 0)
     out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
     return Weights(pr.integers(out) if exact and not ints else out, den)
 

@@ -268,22 +268,33 @@ def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
     return Thinning(fnp, floats, instances, damage, targets)
 
 
+def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:
+    """Numerators as they are summed, and whether as Python ints. Floats as they are. Exact
+    numerators are probabilities over `den`: every sum of them, and every product with a
+    chance over a denominator that `den` includes, stays within it. Within `pr.SAFE` they
+    are summed as int64 (a cheaper conversion than to floats), which `bincount` adds as
+    float64, holding them exactly (read back as the same ints by `pr.integers`); beyond it
+    as Python ints."""
+    ints = exact and weights.den > pr.SAFE
+    return (weights.num.astype(np.int64) if exact and not ints else weights.num), ints
+
+
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
     """R8–R9: the distribution of the action's damage (index = damage).
 
     Pairs are first summed by (damage, instances), then each such cell is spread over every
     reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
-    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators
-    whose every sum and product stays within `pr.SAFE` (the denominator bounds them) are
-    computed as floats, which hold them exactly, and read back as the same ints."""
+    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators are
+    summed as floats while that is exact (`addends`)."""
     if threshold is None:
-        return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
+        num, ints = addends(o.weights, exact)
+        out = accumulate(o.raw, num, ints, 1)
+        return Weights(pr.integers(out) if exact and not ints else out, o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
     t = thinning(threshold, size, top, exact)
     den = o.weights.den * t.fnp.den
-    ints = exact and den > pr.SAFE  # Python ints; otherwise float64 numbers
-    num = o.weights.num.astype(float) if exact and not ints else o.weights.num
+    num, ints = addends(Weights(o.weights.num, den), exact)
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
     rows = (t.fnp.num if ints else t.floats).take(t.instances.take(cells), 0)

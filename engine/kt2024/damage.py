@@ -213,24 +213,43 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     chance m(0) − m(first), the second's with m(first) − m(first + second), and none with
     m(first + second), never zero. The ignoring branch holds both groups' pairs as the rows of
     one grid (first group, then second), read row by row: pairs whose group has no instance
-    (chance zero) are dropped, so no instance count goes below zero.
+    (chance zero: m falls with every try) are dropped, so no instance count goes below zero.
+    Exact numerators are multiplied as int64 while the product's denominator allows (`native`).
     """
     (first, first_change), (second, second_change) = grid.relic_groups
     both = first + second
     miss = relic_misses(relics, int(both.max(initial=0)), exact)
     size, den = len(both), grid.weights.den * miss.den
-    # m(0), m(first), m(both) per pair, one read: the chances are differences of neighbours
-    before = miss.num.take(np.concatenate((np.zeros(size, np.intp), first, both)))
+    num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
+    # tries before each chance: 0, first, both; the chances are differences of neighbours
+    tries = np.concatenate((np.zeros(size, np.intp), first, both))
+    before = misses.take(tries)
     chance = (before[: 2 * size] - before[size:]).reshape(2, size)
-    live = chance != 0
+    live = (tries[size:] > tries[: 2 * size]).reshape(2, size)  # the group has an instance
     change = np.concatenate((first_change, second_change)).reshape(2, size)
     ignored = Outcomes(
         (grid.raw + change)[live],
         (grid.instances - EACH_GROUP)[live],
-        Weights((grid.weights.num * chance)[live], den),
+        Weights(exact_ints((num * chance)[live], exact), den),
     )
-    kept = Weights(grid.weights.num * before[2 * size :], den)
+    kept = Weights(exact_ints(num * before[2 * size :], exact), den)
     return Outcomes(grid.raw, grid.instances, kept), ignored
+
+
+NATIVE = 2**63 - 1
+"""The largest int64: exact numerators over a denominator within it are multiplied natively."""
+
+
+def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
+    """Exact numerators as int64 when every product they take part in is a probability over a
+    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product);
+    floats and larger numerators as they are."""
+    return num.astype(np.int64) if exact and den <= NATIVE else num
+
+
+def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
+    """Exact numerators back as Python ints (what every later step of an exact action takes)."""
+    return num.astype(object) if exact and num.dtype != object else num
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:

@@ -66,6 +66,11 @@ SHOTS = [
     (Attacker(attacks=6, devastating=2, piercing_crits=1), Defender(feel_no_pain=4)),
     (Attacker(curse_of_rot=True, hit=2), Defender(saintly_relics="TWO_D6", durable=True)),
     (Attacker(attacks=5, critical_damage=3, normal_damage=4), Defender(saintly_relics="ONE_D6")),
+    # beyond int64 and pr.SAFE: the relic and Feel No Pain products as Python ints
+    (
+        Attacker(attacks=10, reroll="CEASELESS"),
+        Defender(defence_dice=4, saintly_relics="TWO_D6", feel_no_pain=4),
+    ),
 ]
 
 

@@ -95,6 +95,7 @@ def test_feel_no_pain_thins_each_instance(a: Attacker, d: Defender) -> None:
                 term = chance * comb(k, r) * p**r * (1 - p) ** (k - r)
                 expected[raw - r] = expected.get(raw - r, 0) + term
         got = damage.feel_no_pain(o, threshold, True)
+        assert all(type(n) is int for n in got.num.tolist())  # never int64 numerators
         assert {v: Fraction(n, got.den) for v, n in enumerate(got.num.tolist()) if n} == {
             v: c for v, c in expected.items() if c
         }
@@ -126,3 +127,14 @@ def test_relic_branches_try_the_first_group_first(a: Attacker, d: Defender) -> N
     assert pairs(got_none) == {k: v for k, v in none.items() if v}
     assert pairs(got_ignored) == {k: v for k, v in ignored.items() if v}
     assert got_ignored.instances.min(initial=0) >= 0
+
+
+@pytest.mark.parametrize(("a", "d"), SHOTS)
+def test_without_feel_no_pain_the_pairs_are_summed_by_damage(a: Attacker, d: Defender) -> None:
+    for o in damage.outcomes(a, d, None, True):
+        expected: dict[int, Fraction] = {}
+        for (raw, _), chance in pairs(o).items():
+            expected[raw] = expected.get(raw, 0) + chance
+        got = damage.feel_no_pain(o, None, True)
+        assert all(type(n) is int for n in got.num.tolist())
+        assert {v: Fraction(n, got.den) for v, n in enumerate(got.num.tolist()) if n} == expected

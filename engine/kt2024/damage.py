@@ -252,12 +252,12 @@ def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
     return num.astype(object) if exact and num.dtype != object else num
 
 
-def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:
-    """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
-    index."""
-    if not exact:
+def accumulate(index: np.ndarray, num: np.ndarray, ints: bool, size: int = 0) -> np.ndarray:
+    """Sum `num` into bins `index`: `size` bins, or up to the largest index. By `bincount`
+    (float64 sums), or with `ints` as integers of `num`'s dtype (int64, or Python ints)."""
+    if not ints:
         return np.bincount(index, num, size)
-    out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
+    out = np.zeros(max(size, int(index.max(initial=-1)) + 1), num.dtype)
     np.add.at(out, index, num)
     return out
 
@@ -288,14 +288,21 @@ def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
 
 
 def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:
-    """Numerators as they are summed, and whether as Python ints. Floats as they are. Exact
-    numerators are probabilities over `den`: every sum of them, and every product with a
-    chance over a denominator that `den` includes, stays within it. Within `pr.SAFE` they
-    are summed as int64 (a cheaper conversion than to floats), which `bincount` adds as
-    float64, holding them exactly (read back as the same ints by `pr.integers`); beyond it
-    as Python ints."""
-    ints = exact and weights.den > pr.SAFE
-    return (weights.num.astype(np.int64) if exact and not ints else weights.num), ints
+    """Numerators as they are summed, and whether as integers rather than by `bincount`.
+    Floats as they are. Exact numerators are probabilities over `den`: every sum of them, and
+    every product with a chance over a denominator that `den` includes, stays within it. So
+    they are int64 while `den` is within `NATIVE` (`native`: a cheaper conversion than to
+    floats); within `pr.SAFE` `bincount` adds them as float64, which holds them exactly;
+    beyond it they are summed as integers."""
+    return native(weights.num, weights.den, exact), exact and weights.den > pr.SAFE
+
+
+def exact_sums(out: np.ndarray, exact: bool, ints: bool) -> np.ndarray:
+    """Sums of `addends` as the action's numerators: exact ones as Python ints, read back from
+    the float64 sums that hold them (`pr.integers`) or from int64."""
+    if not exact:
+        return out
+    return exact_ints(out, exact) if ints else pr.integers(out)
 
 
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
@@ -304,11 +311,10 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     Pairs are first summed by (damage, instances), then each such cell is spread over every
     reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
     a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators are
-    summed as floats while that is exact (`addends`)."""
+    summed as floats while that is exact, else as int64 while that fits (`addends`)."""
     if threshold is None:
         num, ints = addends(o.weights, exact)
-        out = accumulate(o.raw, num, ints, 1)
-        return Weights(pr.integers(out) if exact and not ints else out, o.weights.den)
+        return Weights(exact_sums(accumulate(o.raw, num, ints, 1), exact, ints), o.weights.den)
     size = int(o.raw.max(initial=0)) + 1
     top = int(o.instances.max(initial=0))
     t = thinning(threshold, size, top, exact)
@@ -316,11 +322,11 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     num, ints = addends(Weights(o.weights.num, den), exact)
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
-    rows = (t.fnp.num if ints else t.floats).take(t.instances.take(cells), 0)
-    spread = grid.take(cells)[:, None] * rows
+    chances = native(t.fnp.num, den, exact) if ints else t.floats
+    spread = grid.take(cells)[:, None] * chances.take(t.instances.take(cells), 0)
     target = t.targets.take(t.damage.take(cells), 0)
     out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
-    return Weights(pr.integers(out) if exact and not ints else out, den)
+    return Weights(exact_sums(out, exact, ints), den)
 
 
 @lru_cache(maxsize=2048)

@@ -263,28 +263,24 @@ def accumulate(index: np.ndarray, num: np.ndarray, ints: bool, size: int = 0) ->
 
 
 class Thinning(NamedTuple):
-    """R8 for a grid of damages 0..size−1 and up to `top` instances, cells (damage,
-    instances) damage-major: `fnp`, row k, column r, P(k instances lose r damage) (zero for
-    r > k), `floats` its numerators as floats (exact ones read only while within `pr.SAFE`);
-    each cell's instances and damage, and `targets`, row d, the bin of damage d reduced by
-    r = 0..top, d + top − r (never negative)."""
+    """R8 for grids of damages 0..size−1 and up to `top` instances: `fnp`, row k, column r,
+    P(k instances lose r damage) (zero for r > k), `floats` its numerators as floats (exact
+    ones read only while within `pr.SAFE`), and `targets`, row d, the bin of damage d reduced
+    by r = 0..top, d + top − r (never negative)."""
 
     fnp: Weights
     floats: np.ndarray
-    instances: np.ndarray
-    damage: np.ndarray
     targets: np.ndarray
 
 
 @lru_cache(maxsize=256)
 def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
     """`Thinning`, memoised on small integers, not on the chance's `Fraction`: a spread
-    reads its tables (`take`) rather than recomputing them a cell at a time."""
+    reads its rows (`take`) rather than building them a cell at a time (`targets` is
+    size·(top + 1) integers: kilobytes)."""
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
-    damage, instances = np.divmod(np.arange(size * (top + 1)), top + 1)
-    targets = np.add.outer(np.arange(size), np.arange(top, -1, -1))
-    return Thinning(fnp, floats, instances, damage, targets)
+    return Thinning(fnp, floats, np.add.outer(np.arange(size), np.arange(top, -1, -1)))
 
 
 def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:
@@ -322,9 +318,10 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     num, ints = addends(Weights(o.weights.num, den), exact)
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
+    raws, counts = np.divmod(cells, top + 1)
     chances = native(t.fnp.num, den, exact) if ints else t.floats
-    spread = grid.take(cells)[:, None] * chances.take(t.instances.take(cells), 0)
-    target = t.targets.take(t.damage.take(cells), 0)
+    spread = grid.take(cells)[:, None] * chances.take(counts, 0)
+    target = t.targets.take(raws, 0)
     out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
     return Weights(exact_sums(out, exact, ints), den)
 

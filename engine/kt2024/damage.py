@@ -218,7 +218,7 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     """
     (first, first_change), (second, second_change) = grid.relic_groups
     both = first + second
-    miss = relic_misses(relics, int(both.max(initial=0)), exact)
+    miss = relic_misses(relics, most(both), exact)
     size, den = len(both), grid.weights.den * miss.den
     num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
     # tries before each chance: 0, first, both; the chances are differences of neighbours
@@ -250,6 +250,12 @@ def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
 def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
     """Exact numerators back as Python ints (what every later step of an exact action takes)."""
     return num.astype(object) if exact and num.dtype != object else num
+
+
+def most(counts: np.ndarray) -> int:
+    """The largest of some counts (0 for none), by the ufunc's own reduction: `ndarray.max`
+    goes through a Python wrapper first."""
+    return int(np.maximum.reduce(counts, initial=0))
 
 
 def accumulate(index: np.ndarray, num: np.ndarray, ints: bool, size: int = 0) -> np.ndarray:
@@ -311,8 +317,7 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     if threshold is None:
         num, ints = addends(o.weights, exact)
         return Weights(exact_sums(accumulate(o.raw, num, ints, 1), exact, ints), o.weights.den)
-    size = int(o.raw.max(initial=0)) + 1
-    top = int(o.instances.max(initial=0))
+    size, top = most(o.raw) + 1, most(o.instances)
     t = thinning(threshold, size, top, exact)
     den = o.weights.den * t.fnp.den
     num, ints = addends(Weights(o.weights.num, den), exact)

@@ -225,12 +225,12 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     tries = np.concatenate((np.zeros(size, np.intp), first, both))
     before = misses.take(tries)
     chance = (before[: 2 * size] - before[size:]).reshape(2, size)
-    live = (tries[size:] > tries[: 2 * size]).reshape(2, size)  # the group has an instance
+    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
     change = np.concatenate((first_change, second_change)).reshape(2, size)
     ignored = Outcomes(
-        (grid.raw + change)[live],
-        (grid.instances - EACH_GROUP)[live],
-        Weights(exact_ints((num * chance)[live], exact), den),
+        (grid.raw + change).ravel().take(live),
+        (grid.instances - EACH_GROUP).ravel().take(live),
+        Weights(exact_ints((num * chance).ravel().take(live), exact), den),
     )
     kept = Weights(exact_ints(num * before[2 * size :], exact), den)
     return Outcomes(grid.raw, grid.instances, kept), ignored

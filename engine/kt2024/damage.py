@@ -242,9 +242,11 @@ NATIVE = 2**63 - 1
 
 def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
     """Exact numerators as int64 when every product they take part in is a probability over a
-    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product);
-    floats and larger numerators as they are."""
-    return num.astype(np.int64) if exact and den <= NATIVE else num
+    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product),
+    else as Python ints; floats as they are."""
+    if not exact:
+        return num
+    return num.astype(np.int64) if den <= NATIVE else exact_ints(num, exact)
 
 
 def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:

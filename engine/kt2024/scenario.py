@@ -56,16 +56,16 @@ def hashed_once(cls: C) -> C:
     values = attrgetter(*(f.name for f in fields(cls) if _hashed(f)))
 
     def __hash__(self: Any) -> int:
-        h = self._hash
+        h = self._kept_hash
         if h is None:
             h = hash(values(self))
-            object.__setattr__(self, "_hash", h)
+            object.__setattr__(self, "_kept_hash", h)
         return h
 
     def __getstate__(self: Any) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        return {k: v for k, v in self.__dict__.items() if k != "_kept_hash"}
 
-    cls._hash = None  # the class's default, until an instance keeps its own
+    cls._kept_hash = None  # the class's default, until an instance keeps its own
     cls.__hash__ = __hash__
     cls.__getstate__ = __getstate__
     return cls

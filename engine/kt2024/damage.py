@@ -92,15 +92,6 @@ class Outcomes(NamedTuple):
     instances: np.ndarray | None
     weights: Weights
 
-    def scaled(self, factor: np.ndarray, den: int) -> Outcomes:
-        """Weights times `factor / den`, pairs of zero weight dropped (R5 relic branches)."""
-        live = factor != 0
-        return Outcomes(
-            self.raw[live],
-            self.instances[live],
-            Weights((self.weights.num * factor)[live], self.weights.den * den),
-        )
-
 
 def concatenate(parts: Sequence[Outcomes | Through]) -> Outcomes | Through:
     """The pairs of several parts as one, in order (a single part as it is)."""
@@ -217,44 +208,116 @@ def outcomes(
     grids = through(m, exact)
     if relics is None:
         return (concatenate(grids),)
-    parts: list[list[Outcomes]] = [[], []]
-    for grid in grids:
-        (first, first_change), (second, second_change) = grid.relic_groups
-        both = first + second
-        miss = relic_misses(relics, int(both.max(initial=0)), exact)
-        after_first, after_both = miss.num[first], miss.num[both]
-        # no try ignores: chance (1 - p)^instances, never zero, so no pair is dropped
-        num, den = grid.weights.num * after_both, grid.weights.den * miss.den
-        parts[0].append(Outcomes(grid.raw, grid.instances, Weights(num, den)))
-        parts[1].extend(
-            Outcomes(grid.raw + change, grid.instances - 1, grid.weights).scaled(factor, miss.den)
-            for change, factor in (
-                (first_change, miss.num[0] - after_first),
-                (second_change, after_first - after_both),
-            )
-        )
-    return concatenate(parts[0]), concatenate(parts[1])
+    branches = [relic_branches(grid, relics, exact) for grid in grids]
+    return concatenate([b[0] for b in branches]), concatenate([b[1] for b in branches])
 
 
-def accumulate(index: np.ndarray, num: np.ndarray, exact: bool, size: int = 0) -> np.ndarray:
-    """Sum `num` into bins `index` (exact ints stay ints): `size` bins, or up to the largest
-    index."""
+EACH_GROUP = np.ones((2, 1), dtype=np.int64)
+"""One instance less, in each relic group's row (R5: the ignored one)."""
+
+
+def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[Outcomes, Outcomes]:
+    """R5 on one group's pairs: (no try ignores an instance, one instance ignored).
+
+    The tries go through the first relic group's instances, then the second's, until one
+    ignores: with m(h) = P(no ignore in h tries), the first group's instance is ignored with
+    chance m(0) − m(first), the second's with m(first) − m(first + second), and none with
+    m(first + second), never zero. The ignoring branch holds both groups' pairs as the rows of
+    one grid (first group, then second), read row by row: pairs whose group has no instance
+    (chance zero: m falls with every try) are dropped, so no instance count goes below zero.
+    Exact numerators are multiplied as int64 while the product's denominator allows (`native`).
+    """
+    (first, first_change), (second, second_change) = grid.relic_groups
+    both = first + second
+    miss = relic_misses(relics, most(both), exact)
+    size, den = len(both), grid.weights.den * miss.den
+    num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
+    # tries before each chance: 0, first, both; the chances are differences of neighbours
+    tries = np.concatenate((np.zeros(size, np.intp), first, both))
+    before = misses.take(tries)
+    chance = (before[: 2 * size] - before[size:]).reshape(2, size)
+    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
+    change = np.concatenate((first_change, second_change)).reshape(2, size)
+    ignored = Outcomes(
+        (grid.raw + change).ravel().take(live),
+        (grid.instances - EACH_GROUP).ravel().take(live),
+        Weights(exact_ints((num * chance).ravel().take(live), exact), den),
+    )
+    kept = Weights(exact_ints(num * before[2 * size :], exact), den)
+    return Outcomes(grid.raw, grid.instances, kept), ignored
+
+
+NATIVE = 2**63 - 1
+"""The largest int64: exact numerators over a denominator within it are multiplied natively."""
+
+
+def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
+    """Exact numerators as int64 when every product they take part in is a probability over a
+    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product),
+    else as Python ints; floats as they are."""
     if not exact:
+        return num
+    return num.astype(np.int64) if den <= NATIVE else exact_ints(num, exact)
+
+
+def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
+    """Exact numerators back as Python ints (what every later step of an exact action takes)."""
+    return num.astype(object) if exact and num.dtype != object else num
+
+
+def most(counts: np.ndarray) -> int:
+    """The largest of some counts (0 for none), by the ufunc's own reduction: `ndarray.max`
+    goes through a Python wrapper first."""
+    return int(np.maximum.reduce(counts, initial=0))
+
+
+def accumulate(index: np.ndarray, num: np.ndarray, ints: bool, size: int = 0) -> np.ndarray:
+    """Sum `num` into bins `index`: `size` bins, or up to the largest index. By `bincount`
+    (float64 sums), or with `ints` as integers of `num`'s dtype (int64, or Python ints)."""
+    if not ints:
         return np.bincount(index, num, size)
-    out = pr.zeros(max(size, int(index.max(initial=-1)) + 1), exact)
+    out = np.zeros(max(size, int(index.max(initial=-1)) + 1), num.dtype)
     np.add.at(out, index, num)
     return out
 
 
+class Thinning(NamedTuple):
+    """R8 for grids of damages 0..size−1 and up to `top` instances: `fnp`, row k, column r,
+    P(k instances lose r damage) (zero for r > k), `floats` its numerators as floats (exact
+    ones read only while within `pr.SAFE`), and `targets`, row d, the bin of damage d reduced
+    by r = 0..top, d + top − r (never negative)."""
+
+    fnp: Weights
+    floats: np.ndarray
+    targets: np.ndarray
+
+
 @lru_cache(maxsize=256)
-def thinning(threshold: int, top: int, exact: bool) -> tuple[Weights, np.ndarray, np.ndarray]:
-    """R8 for up to `top` instances: row k, column r, P(k instances lose r damage) (zero for
-    r > k), its numerators as floats (exact ones read only while within `pr.SAFE`), and the
-    shift of each column, top - r (a damage d reduced by r is bin d + top - r: never negative).
-    Memoised on small integers, not on the chance's `Fraction`."""
+def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
+    """`Thinning`, memoised on small integers, not on the chance's `Fraction`: a spread
+    reads its rows (`take`) rather than building them a cell at a time (`targets` is
+    size·(top + 1) integers: kilobytes)."""
     fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
-    return fnp, floats, np.arange(top, -1, -1)
+    return Thinning(fnp, floats, np.add.outer(np.arange(size), np.arange(top, -1, -1)))
+
+
+def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:
+    """Numerators as they are summed, and whether as integers rather than by `bincount`.
+    Floats as they are. Exact numerators are probabilities over `den`: every sum of them, and
+    every product with a chance over a denominator that `den` includes, stays within it. So
+    they are int64 while `den` is within `NATIVE` (`native`: a cheaper conversion than to
+    floats); within `pr.SAFE` `bincount` adds them as float64, which holds them exactly;
+    beyond it they are summed as integers."""
+    return native(weights.num, weights.den, exact), exact and weights.den > pr.SAFE
+
+
+def exact_sums(out: np.ndarray, exact: bool, ints: bool) -> np.ndarray:
+    """Sums of `addends` as the action's numerators: exact ones as Python ints, read back from
+    the float64 sums that hold them (`pr.integers`) or from int64."""
+    if not exact:
+        return out
+    return exact_ints(out, exact) if ints else pr.integers(out)
 
 
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
@@ -262,24 +325,23 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
 
     Pairs are first summed by (damage, instances), then each such cell is spread over every
     reduction 0..top at once: reductions beyond a cell's instances have chance zero, and adding
-    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators
-    whose every sum and product stays within `pr.SAFE` (the denominator bounds them) are
-    computed as floats, which hold them exactly, and read back as the same ints."""
+    a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators are
+    summed as floats while that is exact, else as int64 while that fits (`addends`)."""
     if threshold is None:
-        return Weights(accumulate(o.raw, o.weights.num, exact, 1), o.weights.den)
-    size = int(o.raw.max(initial=0)) + 1
-    top = int(o.instances.max(initial=0))
-    fnp, floats, shifts = thinning(threshold, top, exact)
-    den = o.weights.den * fnp.den
-    ints = exact and den > pr.SAFE  # Python ints; otherwise float64 numbers
-    num = o.weights.num.astype(float) if exact and not ints else o.weights.num
+        num, ints = addends(o.weights, exact)
+        return Weights(exact_sums(accumulate(o.raw, num, ints, 1), exact, ints), o.weights.den)
+    size, top = most(o.raw) + 1, most(o.instances)
+    t = thinning(threshold, size, top, exact)
+    den = o.weights.den * t.fnp.den
+    num, ints = addends(Weights(o.weights.num, den), exact)
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
-    spread = grid[cells, None] * (fnp.num if ints else floats)[counts]
-    target = raws[:, None] + shifts
+    chances = native(t.fnp.num, den, exact) if ints else t.floats
+    spread = grid.take(cells)[:, None] * chances.take(counts, 0)
+    target = t.targets.take(raws, 0)
     out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]
-    return Weights(pr.integers(out) if exact and not ints else out, den)
+    return Weights(exact_sums(out, exact, ints), den)
 
 
 @lru_cache(maxsize=2048)

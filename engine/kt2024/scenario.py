@@ -6,9 +6,10 @@ canonical JSON of §11 is produced mechanically from these dataclasses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Literal
+from operator import attrgetter
+from typing import Any, Literal, TypeVar
 
 Reroll = Literal[
     "NONE",
@@ -39,6 +40,43 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
+C = TypeVar("C", bound=type)
+
+
+def hashed_once(cls: C) -> C:
+    """A frozen dataclass whose hash is computed on first use and kept on the instance.
+
+    Every memo of a shot is keyed on these values: a dataclass's own `__hash__` hashes a
+    tuple of every field on every lookup (24 for an attacker), and a warm shot looks its
+    attacker and defender up about five times. The hash is the dataclass's own (the same
+    fields: those that take part in equality), so equal values still hash alike; equality is
+    untouched. The kept hash stays out of pickles (`__getstate__`): string hashes differ
+    between processes.
+    """
+    values = attrgetter(*(f.name for f in fields(cls) if _hashed(f)))
+
+    def __hash__(self: Any) -> int:
+        h = self._kept_hash
+        if h is None:
+            h = hash(values(self))
+            object.__setattr__(self, "_kept_hash", h)
+        return h
+
+    def __getstate__(self: Any) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_kept_hash"}
+
+    cls._kept_hash = None  # the class's default, until an instance keeps its own
+    cls.__hash__ = __hash__
+    cls.__getstate__ = __getstate__
+    return cls
+
+
+def _hashed(f: Any) -> bool:
+    """Whether a dataclass field takes part in the generated `__hash__`."""
+    return f.compare if f.hash is None else f.hash
+
+
+@hashed_once
 @dataclass(frozen=True)
 class AttackDice:
     """The fields of §5 that decide which attack dice are retained, shared by shoot and fight.
@@ -67,6 +105,7 @@ class AttackDice:
     curse_of_rot: bool = False
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Attacker(AttackDice):
     devastating: int = 0
@@ -76,6 +115,7 @@ class Attacker(AttackDice):
     obscured: bool = False
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Defender:
     """The target. `wounds` only decides kill probabilities, so it takes no part in equality

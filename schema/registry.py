@@ -11,6 +11,7 @@ garbage collector paused (`_load`).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from collections.abc import Callable, Mapping
@@ -60,6 +61,18 @@ class Mode:
 
 _MODES: dict[tuple[str, str], Mode] = {}
 
+_freezing = False
+
+
+def freeze_imports() -> None:
+    """From now on, freeze (`gc.freeze`) what is in memory once a mode's module is first
+    imported: for a process that keeps its modules until it exits and has nothing before
+    them worth collecting (a `killmath` command line, not a server or the tests), so that no
+    later pass of the collector walks numpy's, pydantic's and the engine's objects again (the
+    first one after the import walks them all: ~8 ms of a one-line batch)."""
+    global _freezing
+    _freezing = True
+
 
 def _load(module: str) -> None:
     """Import `module`, with the cyclic collector paused while it is first imported: a mode's
@@ -70,6 +83,8 @@ def _load(module: str) -> None:
         return
     with collector.paused():
         importlib.import_module(module)
+        if _freezing:
+            gc.freeze()
 
 
 def register(mode: Mode) -> Mode:

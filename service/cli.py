@@ -132,14 +132,18 @@ def start_defaults(command: str | None) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (the process's own, `sys.argv`, if None) and return its
-    exit status. Run as the process's command line, it ends the process: its objects are then
-    frozen out of the cyclic collector (`gc.freeze`), whose passes over numpy's, pydantic's
-    and the engine's objects while the interpreter exits would cost a one-line batch ~30 ms
-    (issue 17's start-up); what they would find is a few hundred objects of import-time
-    cycles, which the exit frees with the process. Output is flushed either way."""
+    exit status. Run as the process's command line, it ends the process, so it freezes its
+    objects out of the cyclic collector (`gc.freeze`): once a mode is imported (a command
+    that computes: `registry.freeze_imports`) and when the command is done. The collector's
+    passes over numpy's, pydantic's and the engine's objects, after the import and while the
+    interpreter exits, cost a one-line batch ~40 ms (issue 17's start-up) and would find a
+    few hundred objects of import-time cycles, which the exit frees with the process anyway.
+    Output is flushed either way."""
     ends_process = argv is None
     argv = sys.argv[1:] if argv is None else argv
     command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if ends_process and command not in SERVER_COMMANDS:
+        registry.freeze_imports()
     with start_defaults(command):
         args = build_parser(command).parse_args(argv)
         status = int(args.run(args))

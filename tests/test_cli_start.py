@@ -145,3 +145,21 @@ def test_a_mode_import_leaves_the_collector_as_it_found_it(
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_freezing_imports_freezes_what_a_mode_import_leaves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[object] = []
+    monkeypatch.setattr(registry.importlib, "import_module", lambda name: built.append([{}]))
+    monkeypatch.delitem(sys.modules, "schema.kt2024.threshold_probe", raising=False)
+    monkeypatch.setattr(registry, "_freezing", False)
+    before = gc.get_freeze_count()
+    registry._load("schema.kt2024.threshold_probe")
+    assert gc.get_freeze_count() == before  # not asked to: the tests' heap stays collectable
+    monkeypatch.setattr(registry, "_freezing", True)
+    try:
+        registry._load("schema.kt2024.threshold_probe")
+        assert len(built) == 2 and gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()

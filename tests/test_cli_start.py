@@ -85,6 +85,15 @@ def test_import_loads_no_engine_numba_or_graphql(plain_environment, tmp_path: Pa
     assert not {"numpy", "numba", "strawberry", "engine.kt2024"} & run["modules"]
 
 
+def test_importing_a_readable_file_needs_no_pydantic(plain_environment) -> None:
+    """The importers take the catalog's model and stats, not its pydantic file models."""
+    fixture = Path(__file__).parent / "fixtures" / "import_ktdash.json"
+    run = _fresh(["import", str(fixture)])
+    assert json.loads(run["stdout"].splitlines()[0])["counts"]
+    assert "schema.importers" in run["modules"]
+    assert not {"pydantic", "schema.catalog.files", "numpy"} & run["modules"]
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
 def test_a_fresh_batch_starts_no_blas_worker_thread(plain_environment) -> None:
     """OpenBLAS would start its workers when numpy loads; the command asks for none, and

@@ -79,7 +79,8 @@ def _load(module: str) -> None:
     first import brings numpy, pydantic and the engine's tables, tens of thousands of
     objects few of which are garbage, and the collector's passes over them cost a fresh
     `killmath batch` ~15 ms (issue 17's start-up)."""
-    if module in sys.modules:
+    if module in sys.modules:  # imported, or being imported by another thread: wait for it
+        importlib.import_module(module)
         return
     with collector.paused():
         importlib.import_module(module)

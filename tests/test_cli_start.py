@@ -6,10 +6,13 @@ break."""
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import subprocess
 import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -172,3 +175,36 @@ def test_freezing_imports_freezes_what_a_mode_import_leaves(
         assert len(built) == 2 and gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+def test_a_mode_module_another_thread_is_importing_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's start imports the older rulesets in a thread of its own while requests are
+    answered: a request for one of them waits for its import, never reads it half-done."""
+    gate = types.SimpleNamespace(started=threading.Event(), release=threading.Event())
+    monkeypatch.setitem(sys.modules, "killmath_probe_gate", gate)
+    (tmp_path / "killmath_probe_mode.py").write_text(
+        "import killmath_probe_gate as gate\ngate.started.set()\ngate.release.wait(60)\nDONE = 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importer = threading.Thread(target=importlib.import_module, args=("killmath_probe_mode",))
+    importer.start()
+    try:
+        assert gate.started.wait(60)
+        seen: list[int] = []
+        waiter = threading.Thread(
+            target=lambda: (
+                registry._load("killmath_probe_mode"),
+                seen.append(sys.modules["killmath_probe_mode"].DONE),
+            )
+        )
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive() and not seen  # waiting for the import, not past it
+    finally:
+        gate.release.set()
+        importer.join(60)
+    waiter.join(60)
+    assert seen == [1]
+    monkeypatch.delitem(sys.modules, "killmath_probe_mode")

@@ -8,14 +8,20 @@ own modules, listed in COMMAND_MODULES with the commands each registers: each ha
 `add_parser(subparsers)` registering a parser whose `run` default handles it. Only the module
 of the command being run is imported (every module for help or an unknown command), so
 `killmath batch` never pays for the server or the importers.
+
+A command that computes in its own process (every one but `serve`) sets two environment
+defaults for its run, `START_DEFAULTS`, unless the caller set them; see there why.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
+import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 import orjson
@@ -30,6 +36,22 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "service.commands_catalog": ("rules", "import"),
     "service.commands_graphql": ("graphql-schema",),
 }
+
+START_DEFAULTS: dict[str, str] = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "PYDANTIC_DISABLE_PLUGINS": "__all__",
+}
+"""Environment defaults of a command's run (issue 17: start-up), each one a cost of starting
+that buys the command nothing. OpenBLAS starts its worker threads when numpy loads, and a
+new worker spins for its first work before it sleeps: ~50 ms of a 2-core machine's start of
+`killmath batch`; no command calls BLAS (the engine has no float dot, matmul or linalg; its
+one einsum is over integers, which numpy sums itself), so one thread, numpy's own, does.
+pydantic looks for plugins by reading the metadata of every installed distribution when it
+builds its first validator (~5–20 ms); the service installs none. A caller who sets either
+variable (`PYDANTIC_DISABLE_PLUGINS=` to let pydantic look) keeps it. `serve` keeps the
+environment it was deployed with."""
+
+SERVER_COMMANDS = ("serve",)
 
 
 def dumps(obj: Any) -> str:
@@ -95,11 +117,39 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def start_defaults(command: str | None) -> Iterator[None]:
+    """`START_DEFAULTS` for the run of `command` (none for a server), the caller's own values
+    kept; removed again afterwards, so an in-process caller (the tests) keeps its environment."""
+    added = {} if command in SERVER_COMMANDS else START_DEFAULTS.keys() - os.environ.keys()
+    os.environ.update({name: START_DEFAULTS[name] for name in added})
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line `argv` (the process's own, `sys.argv`, if None) and return its
+    exit status. Run as the process's command line, it ends the process, so it freezes its
+    objects out of the cyclic collector (`gc.freeze`): once a mode is imported (a command
+    that computes: `registry.freeze_imports`) and when the command is done. The collector's
+    passes over numpy's, pydantic's and the engine's objects, after the import and while the
+    interpreter exits, cost a one-line batch ~40 ms (issue 17's start-up) and would find a
+    few hundred objects of import-time cycles, which the exit frees with the process anyway.
+    Output is flushed either way."""
+    ends_process = argv is None
     argv = sys.argv[1:] if argv is None else argv
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    args = build_parser(command).parse_args(argv)
-    return int(args.run(args))
+    if ends_process and command not in SERVER_COMMANDS:
+        registry.freeze_imports()
+    with start_defaults(command):
+        args = build_parser(command).parse_args(argv)
+        status = int(args.run(args))
+    if ends_process:
+        gc.freeze()
+    return status
 
 
 if __name__ == "__main__":

@@ -11,10 +11,8 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from schema.catalog.files import KillTeamData, KillTeamFile, Manifest
 from schema.catalog.model import (
     Catalog,
     DefensiveRule,
@@ -24,6 +22,9 @@ from schema.catalog.model import (
     WeaponProfile,
 )
 from schema.catalog.provenance import Source, digest
+
+if TYPE_CHECKING:
+    from schema.catalog.files import KillTeamData
 
 __all__ = [
     "Catalog",
@@ -89,7 +90,14 @@ def _kill_team(data: KillTeamData) -> KillTeam:
 
 
 def load_catalog(directory: Path) -> Catalog:
-    """Load and validate one ruleset's catalog directory (its `catalog.json` and team files)."""
+    """Load and validate one ruleset's catalog directory (its `catalog.json` and team files).
+
+    Its file models (`schema.catalog.files`, pydantic) are imported here: `killmath import`
+    and the importers take this package's model and stats, never its files."""
+    from pydantic import ValidationError
+
+    from schema.catalog.files import KillTeamFile, Manifest
+
     try:
         manifest = Manifest.model_validate(_read(directory / "catalog.json"))
     except ValidationError as exc:

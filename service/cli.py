@@ -44,8 +44,11 @@ START_DEFAULTS: dict[str, str] = {
 """Environment defaults of a command's run (issue 17: start-up), each one a cost of starting
 that buys the command nothing. OpenBLAS starts its worker threads when numpy loads, and a
 new worker spins for its first work before it sleeps: ~50 ms of a 2-core machine's start of
-`killmath batch`; no command calls BLAS (the engine has no float dot, matmul or linalg; its
-one einsum is over integers, which numpy sums itself), so one thread, numpy's own, does.
+`killmath batch`. No command needs a second one: the engine has no matmul or linalg, its one
+einsum is over integers (numpy sums those itself), and its float dots (a shot's expected
+damage, `np.convolve`'s terms) are vectors of at most ~6,100 terms (§12's bounds), which
+OpenBLAS sums in one thread whatever it is allowed (it splits a dot above 10,000), so the
+float bits are the same either way.
 pydantic looks for plugins by reading the metadata of every installed distribution when it
 builds its first validator (~5–20 ms); the service installs none. A caller who sets either
 variable (`PYDANTIC_DISABLE_PLUGINS=` to let pydantic look) keeps it. `serve` keeps the

@@ -158,6 +158,40 @@ class Through(NamedTuple):
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
     weights: Weights
     top: tuple[int, int] | None
+    ignorable: Ignorable | None
+
+
+class Ignorable(NamedTuple):
+    """R5's shape of one group's pairs, which no relic chance changes (`relic_branches`):
+    the tries before each chance, `tries` (0, first group's instances, both groups'), their
+    largest, `most_tries`, and the ignoring branch's pairs as rows of one grid (first group,
+    then second), the pairs whose group has an instance, `live`, their raw damage and
+    instances once that instance is ignored, and their `top` (see `Outcomes`)."""
+
+    tries: np.ndarray
+    most_tries: int
+    live: np.ndarray
+    raw: np.ndarray
+    instances: np.ndarray
+    top: tuple[int, int] | None
+
+
+EACH_GROUP = np.ones((2, 1), dtype=np.int64)
+"""One instance less, in each relic group's row (R5: the ignored one)."""
+
+
+def ignorable(grid: Through) -> Ignorable:
+    """`Ignorable` of a group's pairs (built once, with them)."""
+    (first, first_change), (second, second_change) = grid.relic_groups
+    both = first + second
+    size = len(both)
+    tries = np.concatenate((np.zeros(size, np.intp), first, both))
+    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
+    change = np.concatenate((first_change, second_change)).reshape(2, size)
+    raw = (grid.raw + change).ravel().take(live)
+    instances = (grid.instances - EACH_GROUP).ravel().take(live)
+    top = tops(raw, instances) if grid.top else None
+    return Ignorable(tries, most(both), live, raw, instances, top)
 
 
 @lru_cache(maxsize=2048)
@@ -204,9 +238,10 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
             raw = raw + k  # R7: one damage a cursed defence die
         raw = raw.ravel()
         top = tops(raw, instances) if d.feel_no_pain is not None else None
-        out.append(
-            Through(raw, instances, relic_groups, pair_weights(hits, saves_pool, exact), top)
+        grid = Through(
+            raw, instances, relic_groups, pair_weights(hits, saves_pool, exact), top, None
         )
+        out.append(grid._replace(ignorable=ignorable(grid)) if relic_groups else grid)
     return tuple(out)
 
 
@@ -239,10 +274,6 @@ def outcomes(
     )
 
 
-EACH_GROUP = np.ones((2, 1), dtype=np.int64)
-"""One instance less, in each relic group's row (R5: the ignored one)."""
-
-
 def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[Outcomes, Outcomes]:
     """R5 on one group's pairs: (no try ignores an instance, one instance ignored).
 
@@ -251,29 +282,20 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     chance m(0) − m(first), the second's with m(first) − m(first + second), and none with
     m(first + second), never zero. The ignoring branch holds both groups' pairs as the rows of
     one grid (first group, then second), read row by row: pairs whose group has no instance
-    (chance zero: m falls with every try) are dropped, so no instance count goes below zero.
-    Exact numerators are multiplied as int64 while the product's denominator allows (`native`).
+    (chance zero: m falls with every try) are dropped, so no instance count goes below zero:
+    all that is the pairs' shape, found once with them (`Ignorable`). Exact numerators are
+    multiplied as int64 while the product's denominator allows (`native`), and stay so: every
+    later step takes int64 numerators as `through`'s (`native`).
     """
-    (first, first_change), (second, second_change) = grid.relic_groups
-    both = first + second
-    miss = relic_misses(relics, most(both), exact)
-    size, den = len(both), grid.weights.den * miss.den
+    r = grid.ignorable
+    miss = relic_misses(relics, r.most_tries, exact)
+    size, den = len(grid.raw), grid.weights.den * miss.den
     num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
-    # tries before each chance: 0, first, both; the chances are differences of neighbours
-    tries = np.concatenate((np.zeros(size, np.intp), first, both))
-    before = misses.take(tries)
+    before = misses.take(r.tries)  # the chances are differences of neighbours
     chance = (before[: 2 * size] - before[size:]).reshape(2, size)
-    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
-    change = np.concatenate((first_change, second_change)).reshape(2, size)
-    raw, instances = (
-        (grid.raw + change).ravel().take(live),
-        (grid.instances - EACH_GROUP).ravel().take(live),
-    )
-    top = tops(raw, instances) if grid.top else None
-    ignored = Outcomes(
-        raw, instances, Weights(exact_ints((num * chance).ravel().take(live), exact), den), top
-    )
-    kept = Weights(exact_ints(num * before[2 * size :], exact), den)
+    num_ignored = (num * chance).ravel().take(r.live)
+    ignored = Outcomes(r.raw, r.instances, Weights(num_ignored, den), r.top)
+    kept = Weights(num * before[2 * size :], den)
     return Outcomes(grid.raw, grid.instances, kept, grid.top), ignored
 
 

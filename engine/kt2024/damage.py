@@ -86,23 +86,29 @@ def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bo
 
 class Outcomes(NamedTuple):
     """Outcome pairs of an action: raw damage, damage instances and weight, before Feel No
-    Pain."""
+    Pain; `top`, when Feel No Pain will spread them, their largest raw damage and instances
+    (`tops`)."""
 
     raw: np.ndarray
     instances: np.ndarray | None
     weights: Weights
+    top: tuple[int, int] | None
 
 
-def concatenate(parts: Sequence[Outcomes | Through]) -> Outcomes | Through:
+def concatenate(parts: Sequence[Outcomes | Through], exact: bool) -> Outcomes | Through:
     """The pairs of several parts as one, in order (a single part as it is)."""
     if len(parts) == 1:
         return parts[0]
     den = pr.common(p.weights for p in parts)
     counted = parts[0].instances is not None
+    # int64 numerators are widened first where the common denominator is beyond int64
+    num = [Weights(native(p.weights.num, den, exact), p.weights.den).rescaled(den) for p in parts]
+    tops = [p.top for p in parts]
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
         np.concatenate([p.instances for p in parts]) if counted else None,
-        Weights(np.concatenate([p.weights.rescaled(den) for p in parts]), den),
+        Weights(np.concatenate(num), den),
+        (max(t[0] for t in tops), max(t[1] for t in tops)) if tops[0] else None,
     )
 
 
@@ -143,12 +149,49 @@ class Through(NamedTuple):
     """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
     and, when Feel No Pain or relics will count them, damage instances; with relics live, each
     relic group's instances and the change of raw damage when one of its instances is ignored
-    (R5)."""
+    (R5). Exact weights are int64 while their denominator is within `NATIVE` (`native`: what
+    every action sums or multiplies them as), and `top` is as `Outcomes`': built once, read
+    by every action on the pairs."""
 
     raw: np.ndarray
     instances: np.ndarray | None
     relic_groups: tuple[tuple[np.ndarray, np.ndarray], ...]
     weights: Weights
+    top: tuple[int, int] | None
+    ignorable: Ignorable | None
+
+
+class Ignorable(NamedTuple):
+    """R5's shape of one group's pairs, which no relic chance changes (`relic_branches`):
+    the tries before each chance, `tries` (0, first group's instances, both groups'), their
+    largest, `most_tries`, and the ignoring branch's pairs as rows of one grid (first group,
+    then second), the pairs whose group has an instance, `live`, their raw damage and
+    instances once that instance is ignored, and their `top` (see `Outcomes`)."""
+
+    tries: np.ndarray
+    most_tries: int
+    live: np.ndarray
+    raw: np.ndarray
+    instances: np.ndarray
+    top: tuple[int, int] | None
+
+
+EACH_GROUP = np.ones((2, 1), dtype=np.int64)
+"""One instance less, in each relic group's row (R5: the ignored one)."""
+
+
+def ignorable(grid: Through) -> Ignorable:
+    """`Ignorable` of a group's pairs (built once, with them)."""
+    (first, first_change), (second, second_change) = grid.relic_groups
+    both = first + second
+    size = len(both)
+    tries = np.concatenate((np.zeros(size, np.intp), first, both))
+    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
+    change = np.concatenate((first_change, second_change)).reshape(2, size)
+    raw = (grid.raw + change).ravel().take(live)
+    instances = (grid.instances - EACH_GROUP).ravel().take(live)
+    top = tops(raw, instances) if grid.top else None
+    return Ignorable(tries, most(both), live, raw, instances, top)
 
 
 @lru_cache(maxsize=2048)
@@ -193,10 +236,27 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
         raw = hit_raw + (extra * m.devastating)[:, None] if m.devastating else hit_raw  # R1
         if m.cursed:
             raw = raw + k  # R7: one damage a cursed defence die
-        hw, sw = hits.weights, saves_pool.weights  # a column times a row: the outer product
-        weights = Weights((hw.num[:, None] * sw.num).ravel(), hw.den * sw.den)
-        out.append(Through(raw.ravel(), instances, relic_groups, weights))
+        raw = raw.ravel()
+        top = tops(raw, instances) if d.feel_no_pain is not None else None
+        grid = Through(
+            raw, instances, relic_groups, pair_weights(hits, saves_pool, exact), top, None
+        )
+        out.append(grid._replace(ignorable=ignorable(grid)) if relic_groups else grid)
     return tuple(out)
+
+
+def pair_weights(hits: Pool, saves_pool: Pool, exact: bool) -> Weights:
+    """The weight of every (attack, defence) pair, attack-major: a column times a row, the
+    outer product. Exact ones as int64 products while their denominator is within `NATIVE`
+    (no product can then overflow), else as Python ints."""
+    hw, sw = hits.weights, saves_pool.weights
+    den = hw.den * sw.den
+    return Weights((native(hw.num, den, exact)[:, None] * native(sw.num, den, exact)).ravel(), den)
+
+
+def tops(raw: np.ndarray, instances: np.ndarray) -> tuple[int, int]:
+    """The largest raw damage and instance count of some pairs (R8's table's size)."""
+    return most(raw), most(instances)
 
 
 def outcomes(
@@ -207,13 +267,11 @@ def outcomes(
     m = Matchup(attack_dice(a), a.obscured, a.devastating, d, dice, a.saturate, a.curse_of_rot)
     grids = through(m, exact)
     if relics is None:
-        return (concatenate(grids),)
+        return (concatenate(grids, exact),)
     branches = [relic_branches(grid, relics, exact) for grid in grids]
-    return concatenate([b[0] for b in branches]), concatenate([b[1] for b in branches])
-
-
-EACH_GROUP = np.ones((2, 1), dtype=np.int64)
-"""One instance less, in each relic group's row (R5: the ignored one)."""
+    return concatenate([b[0] for b in branches], exact), concatenate(
+        [b[1] for b in branches], exact
+    )
 
 
 def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[Outcomes, Outcomes]:
@@ -224,27 +282,21 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     chance m(0) − m(first), the second's with m(first) − m(first + second), and none with
     m(first + second), never zero. The ignoring branch holds both groups' pairs as the rows of
     one grid (first group, then second), read row by row: pairs whose group has no instance
-    (chance zero: m falls with every try) are dropped, so no instance count goes below zero.
-    Exact numerators are multiplied as int64 while the product's denominator allows (`native`).
+    (chance zero: m falls with every try) are dropped, so no instance count goes below zero:
+    all that is the pairs' shape, found once with them (`Ignorable`). Exact numerators are
+    multiplied as int64 while the product's denominator allows (`native`), and stay so: every
+    later step takes int64 numerators as `through`'s (`native`).
     """
-    (first, first_change), (second, second_change) = grid.relic_groups
-    both = first + second
-    miss = relic_misses(relics, most(both), exact)
-    size, den = len(both), grid.weights.den * miss.den
+    r = grid.ignorable
+    miss = relic_misses(relics, r.most_tries, exact)
+    size, den = len(grid.raw), grid.weights.den * miss.den
     num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
-    # tries before each chance: 0, first, both; the chances are differences of neighbours
-    tries = np.concatenate((np.zeros(size, np.intp), first, both))
-    before = misses.take(tries)
+    before = misses.take(r.tries)  # the chances are differences of neighbours
     chance = (before[: 2 * size] - before[size:]).reshape(2, size)
-    live = (tries[size:] > tries[: 2 * size]).nonzero()[0]  # the group has an instance
-    change = np.concatenate((first_change, second_change)).reshape(2, size)
-    ignored = Outcomes(
-        (grid.raw + change).ravel().take(live),
-        (grid.instances - EACH_GROUP).ravel().take(live),
-        Weights(exact_ints((num * chance).ravel().take(live), exact), den),
-    )
-    kept = Weights(exact_ints(num * before[2 * size :], exact), den)
-    return Outcomes(grid.raw, grid.instances, kept), ignored
+    num_ignored = (num * chance).ravel().take(r.live)
+    ignored = Outcomes(r.raw, r.instances, Weights(num_ignored, den), r.top)
+    kept = Weights(num * before[2 * size :], den)
+    return Outcomes(grid.raw, grid.instances, kept, grid.top), ignored
 
 
 NATIVE = 2**63 - 1
@@ -257,7 +309,7 @@ def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
     else as Python ints; floats as they are."""
     if not exact:
         return num
-    return num.astype(np.int64) if den <= NATIVE else exact_ints(num, exact)
+    return num.astype(np.int64, copy=False) if den <= NATIVE else exact_ints(num, exact)
 
 
 def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
@@ -330,7 +382,8 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     if threshold is None:
         num, ints = addends(o.weights, exact)
         return Weights(exact_sums(accumulate(o.raw, num, ints, 1), exact, ints), o.weights.den)
-    size, top = most(o.raw) + 1, most(o.instances)
+    largest, top = o.top or tops(o.raw, o.instances)  # kept by `through` for its defender's R8
+    size = largest + 1
     t = thinning(threshold, size, top, exact)
     den = o.weights.den * t.fnp.den
     num, ints = addends(Weights(o.weights.num, den), exact)

@@ -9,6 +9,7 @@ summing the paths by how many ignores were used gives each round's total in clos
 from __future__ import annotations
 
 from fractions import Fraction
+from operator import mul
 from typing import NamedTuple
 
 import numpy as np
@@ -128,11 +129,16 @@ def shoot(s: Shoot) -> ShootResult:
     """The exact (or float) answer to one shooting scenario (§8.4).
 
     The final totals are read once into Python numbers (`tolist`): float numerators are over 1,
-    so they are the probabilities themselves."""
+    so they are the probabilities themselves. The expected damage is their sum weighted by
+    damage: exact, of those Python ints (an integer sum is the same in any order, and cheaper
+    than numpy's object dot, which converts the damages to objects first); in floats, numpy's
+    dot, whose summation every revision's float bits come from."""
     exact = s.options.exact
     (num, den), by_round = round_totals(s)
     at = num.nonzero()[0]
     live = num[at]
-    expected = pr.value(at.dot(live), den, exact)  # numpy's dot: every revision's float bits
-    fields = (exact, at.tolist(), live.tolist(), den, expected, by_round[-1], by_round)
+    support, numerators = at.tolist(), live.tolist()
+    weighted = sum(map(mul, support, numerators)) if exact else at.dot(live)
+    expected = pr.value(weighted, den, exact)
+    fields = (exact, support, numerators, den, expected, by_round[-1], by_round)
     return tuple.__new__(ShootResult, fields)  # past the generated __new__'s Python frame

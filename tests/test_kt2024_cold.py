@@ -105,7 +105,7 @@ def test_severe_then_rending_by_tables() -> None:
     """Three dice, no crit and two normals: Severe promotes one, and blocks Rending."""
     d = AttackDice(attacks=3, severe=True, rending=True)
     state = attack._STATE_INDEX[attack.state_codes(0, 2, 0, 1, 0)]
-    for table in attack.tabulated_steps(d, False):
+    for table in attack.tabulated_steps(d, attack.applying(d, False)):
         state = table[state]
     assert (attack._STATES.c[state], attack._STATES.nr[state] + attack._STATES.nl[state]) == (1, 1)
     assert bool(attack._STATES.severe[state])
@@ -113,12 +113,16 @@ def test_severe_then_rending_by_tables() -> None:
     assert (crits[state], normals[state]) == (0, 1)
 
 
+def tabulated(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
+    return attack.tabulated_steps(d, attack.applying(d, ob))
+
+
 def test_untabulated_attacks_keep_the_array_steps() -> None:
-    assert attack.tabulated_steps(AttackDice(attacks=9, rending=True), False) is None
-    assert attack.tabulated_steps(AttackDice(mystic_scry=True), False) is None
-    assert attack.tabulated_steps(AttackDice(fails_to_norms=4), False) is None
-    assert attack.tabulated_steps(AttackDice(), False) == []
-    assert attack.tabulated_steps(AttackDice(punishing=True, rending=True), True) == []
+    assert tabulated(AttackDice(attacks=9, rending=True), False) is None
+    assert tabulated(AttackDice(mystic_scry=True), False) is None
+    assert tabulated(AttackDice(fails_to_norms=4), False) is None
+    assert tabulated(AttackDice(), False) == []
+    assert tabulated(AttackDice(punishing=True, rending=True), True) == []
     # obscured alone is read from the state tables too: A12 on every state
     d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
     codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]

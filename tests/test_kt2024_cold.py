@@ -113,6 +113,27 @@ def test_severe_then_rending_by_tables() -> None:
     assert (crits[state], normals[state]) == (0, 1)
 
 
+def test_the_steps_in_the_order_of_the_spec() -> None:
+    """A4–A11 once, in order; Obscured stops Punishing and Rending only (their "¬ob")."""
+    assert [step.rule for step in attack.STEPS] == [
+        "punishing", "purity_seal", "close_assault", "fails_to_norms",
+        "severe", "norms_to_crits", "mystic_scry", "rending", "elite",
+    ]  # fmt: skip
+    every = AttackDice(
+        **{rule: True for rule in ("punishing", "purity_seal", "close_assault", "severe")},
+        **{rule: True for rule in ("mystic_scry", "rending", "elite_moderate")},
+        fails_to_norms=2,
+        norms_to_crits=4,
+    )
+    assert [(step.rule, x) for step, x in attack.applying(every, True)] == [
+        ("purity_seal", True), ("close_assault", True), ("fails_to_norms", 2),
+        ("severe", True), ("norms_to_crits", 4), ("mystic_scry", True), ("elite", "moderate"),
+    ]  # fmt: skip
+    assert attack.applying(AttackDice(elite_moderate=True, elite_extreme=True), False)[0][1] == (
+        "moderate"
+    )
+
+
 def tabulated(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
     return attack.tabulated_steps(d, attack.applying(d, ob))
 

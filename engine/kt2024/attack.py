@@ -148,9 +148,17 @@ Applying = list[tuple[Step, Any]]
 """The steps of `STEPS` that apply to an attack, each with its amount, in order."""
 
 
+_UNSTOPPED = {ob: tuple(s for s in STEPS if not (ob and s.obscurable)) for ob in (False, True)}
+"""The steps that Obscured does not stop, and all of them."""
+
+
 def applying(d: AttackDice, ob: bool) -> Applying:
     """The steps of A4–A11 that `d` has and Obscured does not stop."""
-    return [(s, x) for s in STEPS if (x := s.amount(d)) and not (ob and s.obscurable)]
+    steps = []
+    for step in _UNSTOPPED[ob]:  # a loop, not a comprehension: no frame of its own (3.11)
+        if x := step.amount(d):
+            steps.append((step, x))
+    return steps
 
 
 def run_steps(d: AttackDice, steps: Applying, p: Pool, ob: bool, devastating: int) -> Pool:
@@ -188,6 +196,8 @@ def mystic_scry(d: AttackDice, later: Applying, p: Pool, ob: bool, devastating: 
 
 def auto_retained(d: AttackDice) -> tuple[int, int, int]:
     """A1: (auto crits, Accurate normals, rolled dice); Accurate is always used in full."""
+    if not (d.auto_crits or d.accurate):  # most attacks, and each is read twice a cold attack
+        return 0, 0, d.attacks
     auto_crits = min(d.auto_crits, d.attacks)
     accurate = min(d.accurate, d.attacks - auto_crits)
     return auto_crits, accurate, d.attacks - auto_crits - accurate
@@ -230,10 +240,10 @@ def _step_table(step: Step, x: object) -> np.ndarray:
     return table
 
 
-def _step_tables() -> dict[tuple[str, object], np.ndarray]:
-    """Each tabulated step of `STEPS` as a table, keyed by its rule and amount; built at
+def _step_tables() -> dict[str, dict[object, np.ndarray]]:
+    """Each tabulated step of `STEPS` as a table, by its rule and amount; built at
     import (about 0.5 ms)."""
-    return {(s.rule, x): _step_table(s, x) for s in STEPS for x in s.tabulated}
+    return {s.rule: {x: _step_table(s, x) for x in s.tabulated} for s in STEPS}
 
 
 STEP_TABLES = _step_tables()
@@ -261,9 +271,10 @@ def tabulated_steps(d: AttackDice, steps: Applying) -> list[np.ndarray] | None:
         return None
     tables = []
     for step, x in steps:
-        if x not in step.tabulated:
+        table = STEP_TABLES[step.rule].get(x)
+        if table is None:
             return None
-        tables.append(STEP_TABLES[step.rule, x])
+        tables.append(table)
     return tables
 
 
@@ -293,7 +304,7 @@ def retain(
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
-    return obscured(run_steps(d, steps, p, ob, devastating), ob)
+    return obscured(run_steps(d, steps, p, ob, devastating) if steps else p, ob)
 
 
 DICE_FIELDS = tuple(AttackDice.__dataclass_fields__)

@@ -113,17 +113,15 @@ def elite_kind(d: AttackDice) -> str:
 
 
 class Step(NamedTuple):
-    """One rule of A4–A11, as `STEPS` lists them."""
+    """One rule of A4–A11 (`STEPS`): its name; how much of it an attack has (falsy for none:
+    a flag, an amount x, Elite's kind); whether Obscured stops it; the step on a pool for that
+    amount (None for Mystic Scry, which scores by damage); the amounts also tabulated."""
 
     rule: str
     amount: Callable[[AttackDice], object]
-    """How much of the rule an attack has, falsy for none: a flag, an amount x, Elite's kind."""
     obscurable: bool
-    """Obscured stops it."""
     run: Callable[[Pool, Any], Pool] | None
-    """The step on a pool for an amount; None for Mystic Scry, which scores by damage."""
     tabulated: tuple[object, ...]
-    """The amounts whose step is also a table over every state (`STEP_TABLES`)."""
 
 
 TABULATED_AMOUNTS = 3
@@ -146,10 +144,7 @@ and (but Mystic Scry) they are tables made at import (`STEP_TABLES`)."""
 
 Applying = list[tuple[Step, Any]]
 """The steps of `STEPS` that apply to an attack, each with its amount, in order."""
-
-
 _UNSTOPPED = {ob: tuple(s for s in STEPS if not (ob and s.obscurable)) for ob in (False, True)}
-"""The steps that Obscured does not stop, and all of them."""
 
 
 def applying(d: AttackDice, ob: bool) -> Applying:
@@ -164,7 +159,7 @@ def applying(d: AttackDice, ob: bool) -> Applying:
 def run_steps(d: AttackDice, steps: Applying, p: Pool, ob: bool, devastating: int) -> Pool:
     """The steps on arrays, one pass each over every outcome."""
     for at, (step, x) in enumerate(steps):
-        if step.run is None:
+        if step.run is None:  # Mystic Scry: scored after the steps that follow it
             p = mystic_scry(d, steps[at + 1 :], p, ob, devastating)
         else:
             p = step.run(p, x)

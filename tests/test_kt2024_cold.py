@@ -105,7 +105,7 @@ def test_severe_then_rending_by_tables() -> None:
     """Three dice, no crit and two normals: Severe promotes one, and blocks Rending."""
     d = AttackDice(attacks=3, severe=True, rending=True)
     state = attack._STATE_INDEX[attack.state_codes(0, 2, 0, 1, 0)]
-    for table in attack.tabulated_steps(d, False):
+    for table in attack.tabulated_steps(d, attack.applying(d, False)):
         state = table[state]
     assert (attack._STATES.c[state], attack._STATES.nr[state] + attack._STATES.nl[state]) == (1, 1)
     assert bool(attack._STATES.severe[state])
@@ -113,12 +113,37 @@ def test_severe_then_rending_by_tables() -> None:
     assert (crits[state], normals[state]) == (0, 1)
 
 
+def test_the_steps_in_the_order_of_the_spec() -> None:
+    """A4–A11 once, in order; Obscured stops Punishing and Rending only (their "¬ob")."""
+    assert [step.rule for step in attack.STEPS] == [
+        "punishing", "purity_seal", "close_assault", "fails_to_norms",
+        "severe", "norms_to_crits", "mystic_scry", "rending", "elite",
+    ]  # fmt: skip
+    every = AttackDice(
+        **{rule: True for rule in ("punishing", "purity_seal", "close_assault", "severe")},
+        **{rule: True for rule in ("mystic_scry", "rending", "elite_moderate")},
+        fails_to_norms=2,
+        norms_to_crits=4,
+    )
+    assert [(step.rule, x) for step, x in attack.applying(every, True)] == [
+        ("purity_seal", True), ("close_assault", True), ("fails_to_norms", 2),
+        ("severe", True), ("norms_to_crits", 4), ("mystic_scry", True), ("elite", "moderate"),
+    ]  # fmt: skip
+    assert attack.applying(AttackDice(elite_moderate=True, elite_extreme=True), False)[0][1] == (
+        "moderate"
+    )
+
+
+def tabulated(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
+    return attack.tabulated_steps(d, attack.applying(d, ob))
+
+
 def test_untabulated_attacks_keep_the_array_steps() -> None:
-    assert attack.tabulated_steps(AttackDice(attacks=9, rending=True), False) is None
-    assert attack.tabulated_steps(AttackDice(mystic_scry=True), False) is None
-    assert attack.tabulated_steps(AttackDice(fails_to_norms=4), False) is None
-    assert attack.tabulated_steps(AttackDice(), False) == []
-    assert attack.tabulated_steps(AttackDice(punishing=True, rending=True), True) == []
+    assert tabulated(AttackDice(attacks=9, rending=True), False) is None
+    assert tabulated(AttackDice(mystic_scry=True), False) is None
+    assert tabulated(AttackDice(fails_to_norms=4), False) is None
+    assert tabulated(AttackDice(), False) == []
+    assert tabulated(AttackDice(punishing=True, rending=True), True) == []
     # obscured alone is read from the state tables too: A12 on every state
     d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
     codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]

@@ -1,9 +1,10 @@
 """§5 attack-dice pipeline: which attack dice are retained, as crits or normals.
 
-The steps A4–A12 run in the order of the spec on counts, each as one array pass over every
-outcome of the roll (a condition of the spec is a mask). A normal success is ROLLED (`nr`) or
-LOCKED (`nl`): retain-worded promotions (Rending, NormsToCrits, Mystic Scry) only take ROLLED
-normals, change-worded ones (Severe, Elite) take any normal, LOCKED first.
+The steps A4–A11 are declared once, in the order of the spec, with when each applies
+(`STEPS`), and run on counts, each as one array pass over every outcome of the roll (a
+condition of the spec is a mask); A12 ends them. A normal success is ROLLED (`nr`) or LOCKED
+(`nl`): retain-worded promotions (Rending, NormsToCrits, Mystic Scry) only take ROLLED normals,
+change-worded ones (Severe, Elite) take any normal, LOCKED first.
 
 Each step being per outcome, the steps of pools of up to STATE_DICE dice are also tables over
 every state (c, nr, nl, f, Severe), made at import by running the step's function once over
@@ -13,11 +14,10 @@ all states (`STEP_TABLES`): a cold attack then takes one lookup a step (`retain`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,67 +60,110 @@ class Pool(NamedTuple):
         return self._replace(nl=self.nl - locked, nr=self.nr - (where ^ locked), c=self.c + where)
 
 
-def punishing(d: AttackDice, p: Pool, ob: bool) -> Pool:
-    """A4: a crit lets one fail be retained as a normal (LOCKED); not while obscured."""
-    if not d.punishing or ob:
-        return p
+def punishing(p: Pool, _: bool) -> Pool:
+    """A4: a crit lets one fail be retained as a normal (LOCKED)."""
     return p.fail_to_normal((p.c >= 1) & (p.f >= 1))
 
 
-def purity_seal(d: AttackDice, p: Pool) -> Pool:
+def purity_seal(p: Pool, _: bool) -> Pool:
     """A5: two fails become one LOCKED normal (one discarded, the other retained)."""
-    if not d.purity_seal:
-        return p
     two = p.f >= 2
     return p._replace(f=p.f - 2 * two, nl=p.nl + two)
 
 
-def close_assault(d: AttackDice, p: Pool) -> Pool:
+def close_assault(p: Pool, _: bool) -> Pool:
     """A6: with ≥2 successes, one fail is retained as a normal."""
-    if not d.close_assault:
-        return p
     return p.fail_to_normal((p.c + p.nr + p.nl >= 2) & (p.f >= 1))
 
 
-def fails_to_norms(d: AttackDice, p: Pool) -> Pool:
+def fails_to_norms(p: Pool, x: int) -> Pool:
     """A7: up to x fails retained as LOCKED normals."""
-    if not d.fails_to_norms:
-        return p
-    m = np.minimum(d.fails_to_norms, p.f)
+    m = np.minimum(x, p.f)
     return p._replace(f=p.f - m, nl=p.nl + m)
 
 
-def severe(d: AttackDice, p: Pool) -> Pool:
+def severe(p: Pool, _: bool) -> Pool:
     """A8: no crit ⇒ one normal (LOCKED first) becomes a crit; blocks Punishing and Rending."""
-    if not d.severe:
-        return p
     promoted = (p.c == 0) & (p.nr + p.nl >= 1)
     return p.any_normal_to_crit(promoted)._replace(severe=p.severe | promoted)
 
 
-def norms_to_crits(d: AttackDice, p: Pool) -> Pool:
+def norms_to_crits(p: Pool, x: int) -> Pool:
     """A9: up to x ROLLED normals retained as crits."""
-    if not d.norms_to_crits:
-        return p
-    m = np.minimum(d.norms_to_crits, p.nr)
+    m = np.minimum(x, p.nr)
     return p._replace(nr=p.nr - m, c=p.c + m)
 
 
-def rending(d: AttackDice, p: Pool, ob: bool) -> Pool:
-    """A10: a crit promotes one ROLLED normal; not while obscured or after Severe."""
-    if not d.rending or ob:
-        return p
+def rending(p: Pool, _: bool) -> Pool:
+    """A10: a crit promotes one ROLLED normal, unless Severe promoted one."""
     return p.rolled_to_crit(~p.severe & (p.c >= 1) & (p.nr >= 1))
 
 
-def elite(d: AttackDice, p: Pool) -> Pool:
+def elite(p: Pool, kind: str) -> Pool:
     """A11: Kasrkin elite — a fail → normal (moderate) or crit (extreme); else a normal → crit."""
-    if not (d.elite_moderate or d.elite_extreme):
-        return p
     on_fail = p.f >= 1
     on_normal = ~on_fail & (p.nr + p.nl >= 1)
-    p = p.fail_to_normal(on_fail) if d.elite_moderate else p.fail_to_crit(on_fail)
+    p = p.fail_to_normal(on_fail) if kind == "moderate" else p.fail_to_crit(on_fail)
     return p.any_normal_to_crit(on_normal)
+
+
+def elite_kind(d: AttackDice) -> str:
+    """Which Elite an attack has ("" for none); moderate if both are given."""
+    return "moderate" if d.elite_moderate else "extreme" if d.elite_extreme else ""
+
+
+class Step(NamedTuple):
+    """One rule of A4–A11 (`STEPS`): its name; how much of it an attack has (falsy for none:
+    a flag, an amount x, Elite's kind); whether Obscured stops it; the step on a pool for that
+    amount (None for Mystic Scry, which scores by damage); the amounts also tabulated."""
+
+    rule: str
+    amount: Callable[[AttackDice], object]
+    obscurable: bool
+    run: Callable[[Pool, Any], Pool] | None
+    tabulated: tuple[object, ...]
+
+
+TABULATED_AMOUNTS = 3
+"""The largest FailsToNorms and NormsToCrits amounts whose steps are tabulated."""
+_AMOUNTS = tuple(range(1, TABULATED_AMOUNTS + 1))
+
+STEPS = (
+    Step("punishing", attrgetter("punishing"), True, punishing, (True,)),
+    Step("purity_seal", attrgetter("purity_seal"), False, purity_seal, (True,)),
+    Step("close_assault", attrgetter("close_assault"), False, close_assault, (True,)),
+    Step("fails_to_norms", attrgetter("fails_to_norms"), False, fails_to_norms, _AMOUNTS),
+    Step("severe", attrgetter("severe"), False, severe, (True,)),
+    Step("norms_to_crits", attrgetter("norms_to_crits"), False, norms_to_crits, _AMOUNTS),
+    Step("mystic_scry", attrgetter("mystic_scry"), False, None, ()),
+    Step("rending", attrgetter("rending"), True, rending, (True,)),
+    Step("elite", elite_kind, False, elite, ("moderate", "extreme")),
+)
+"""A4–A11 in the order of the spec, each rule's condition once: `retain` runs them on arrays,
+and (but Mystic Scry) they are tables made at import (`STEP_TABLES`)."""
+
+Applying = list[tuple[Step, Any]]
+"""The steps of `STEPS` that apply to an attack, each with its amount, in order."""
+_UNSTOPPED = {ob: tuple(s for s in STEPS if not (ob and s.obscurable)) for ob in (False, True)}
+
+
+def applying(d: AttackDice, ob: bool) -> Applying:
+    """The steps of A4–A11 that `d` has and Obscured does not stop."""
+    steps = []
+    for step in _UNSTOPPED[ob]:  # a loop, not a comprehension: no frame of its own (3.11)
+        if x := step.amount(d):
+            steps.append((step, x))
+    return steps
+
+
+def run_steps(d: AttackDice, steps: Applying, p: Pool, ob: bool, devastating: int) -> Pool:
+    """The steps on arrays, one pass each over every outcome."""
+    for at, (step, x) in enumerate(steps):
+        if step.run is None:  # Mystic Scry: scored after the steps that follow it
+            p = mystic_scry(d, steps[at + 1 :], p, ob, devastating)
+        else:
+            p = step.run(p, x)
+    return p
 
 
 def obscured(p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -129,22 +172,16 @@ def obscured(p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
     return (np.zeros_like(p.c), np.maximum(0, n + p.c - 1)) if ob else (p.c, n)
 
 
-def finish(d: AttackDice, p: Pool, ob: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A10–A12, the steps after Mystic Scry."""
-    return obscured(elite(d, rending(d, p, ob)), ob)
-
-
-def mystic_scry(d: AttackDice, p: Pool, ob: bool, devastating: int) -> Pool:
+def mystic_scry(d: AttackDice, later: Applying, p: Pool, ob: bool, devastating: int) -> Pool:
     """A9a: normal→crit (X) or fail→LOCKED normal (Y), whichever scores more raw damage.
 
-    Each option is scored after A10–A12 as c′·(CD + Devastating) + n′·ND; ties take X.
+    Each option is scored after the `later` steps and A12 as c′·(CD + Devastating) + n′·ND;
+    ties take X.
     """
-    if not d.mystic_scry:
-        return p
     x, y = p.rolled_to_crit(True), p.fail_to_normal(True)
 
     def raw(option: Pool) -> np.ndarray:
-        c, n = finish(d, option, ob)
+        c, n = obscured(run_steps(d, later, option, ob, devastating), ob)
         return c * (d.critical_damage + devastating) + n * d.normal_damage
 
     can_x, can_y = p.nr >= 1, p.f >= 1
@@ -154,6 +191,8 @@ def mystic_scry(d: AttackDice, p: Pool, ob: bool, devastating: int) -> Pool:
 
 def auto_retained(d: AttackDice) -> tuple[int, int, int]:
     """A1: (auto crits, Accurate normals, rolled dice); Accurate is always used in full."""
+    if not (d.auto_crits or d.accurate):  # most attacks, and each is read twice a cold attack
+        return 0, 0, d.attacks
     auto_crits = min(d.auto_crits, d.attacks)
     accurate = min(d.accurate, d.attacks - auto_crits)
     return auto_crits, accurate, d.attacks - auto_crits - accurate
@@ -163,8 +202,6 @@ STATE_DICE = 8
 """The most dice (crits, normals, fails) of the states whose steps are tabulated: every attack
 of the fight and nine in ten of bench_shoot's shots."""
 _RADIX = STATE_DICE + 1
-TABULATED_AMOUNTS = 3
-"""The largest FailsToNorms and NormsToCrits amounts whose steps are tabulated."""
 
 
 def state_codes(
@@ -189,37 +226,19 @@ _STATE_INDEX[state_codes(*_STATES)] = np.arange(len(_STATES.c))
 """A state's row in `_STATES` from its code; a code of no state points past every table."""
 
 
-def _step_table(step: Callable[[AttackDice, Pool], Pool], d: AttackDice) -> np.ndarray:
-    """The row of the state that each state becomes in one step of `d` (the step's own
-    function, run once over every state: a step works per outcome)."""
-    after = step(d, _STATES)
+def _step_table(step: Step, x: object) -> np.ndarray:
+    """The row of the state that each state becomes in one step of amount `x` (the step's
+    own function, run once over every state: a step works per outcome)."""
+    after = step.run(_STATES, x)
     table = _STATE_INDEX[state_codes(after.c, after.nr, after.nl, after.f, after.severe)]
     table.flags.writeable = False
     return table
 
 
-def _step_tables() -> dict[tuple[str, int], np.ndarray]:
-    """Every step of A4–A11 but Mystic Scry (it scores its options by damage) as a table,
-    keyed by its rule and amount, not obscured (Punishing and Rending then do nothing); built
-    at import (about 0.5 ms)."""
-    steps: dict[str, Callable[[AttackDice, Pool], Pool]] = {
-        "punishing": lambda d, p: punishing(d, p, False),
-        "purity_seal": purity_seal,
-        "close_assault": close_assault,
-        "fails_to_norms": fails_to_norms,
-        "severe": severe,
-        "norms_to_crits": norms_to_crits,
-        "rending": lambda d, p: rending(d, p, False),
-        "elite_moderate": elite,
-        "elite_extreme": elite,
-    }
-    amounts = {"fails_to_norms": TABULATED_AMOUNTS, "norms_to_crits": TABULATED_AMOUNTS}
-    plain = AttackDice()
-    return {
-        (rule, x): _step_table(step, replace(plain, **{rule: x}))
-        for rule, step in steps.items()
-        for x in range(1, amounts.get(rule, 1) + 1)
-    }
+def _step_tables() -> dict[str, dict[object, np.ndarray]]:
+    """Each tabulated step of `STEPS` as a table, by its rule and amount; built at
+    import (about 0.5 ms)."""
+    return {s.rule: {x: _step_table(s, x) for x in s.tabulated} for s in STEPS}
 
 
 STEP_TABLES = _step_tables()
@@ -239,33 +258,19 @@ _ROLL_CODES = {
 outcomes (`dice.outcomes_key`), before A1 adds auto crits and Accurate normals."""
 
 
-def tabulated_steps(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
-    """The tables of the steps A4–A11 that apply to `d`, in the order of `retain` (none for a
-    plain attack); None when one is not tabulated (Mystic Scry, an amount above
-    TABULATED_AMOUNTS, more than STATE_DICE dice): the steps then run on arrays."""
-    if d.attacks > STATE_DICE or d.mystic_scry:
+def tabulated_steps(d: AttackDice, steps: Applying) -> list[np.ndarray] | None:
+    """The tables of the `applying` steps of `d` (none for a plain attack); None when one is
+    not tabulated (Mystic Scry, an amount above TABULATED_AMOUNTS, more than STATE_DICE dice):
+    the steps then run on arrays."""
+    if d.attacks > STATE_DICE:
         return None
-    x, y = d.fails_to_norms, d.norms_to_crits
-    if x > TABULATED_AMOUNTS or y > TABULATED_AMOUNTS:
-        return None
-    tables, steps = STEP_TABLES, []
-    if d.punishing and not ob:
-        steps.append(tables["punishing", 1])
-    if d.purity_seal:
-        steps.append(tables["purity_seal", 1])
-    if d.close_assault:
-        steps.append(tables["close_assault", 1])
-    if x:
-        steps.append(tables["fails_to_norms", x])
-    if d.severe:
-        steps.append(tables["severe", 1])
-    if y:
-        steps.append(tables["norms_to_crits", y])
-    if d.rending and not ob:
-        steps.append(tables["rending", 1])
-    if d.elite_moderate or d.elite_extreme:
-        steps.append(tables["elite_moderate" if d.elite_moderate else "elite_extreme", 1])
-    return steps
+    tables = []
+    for step, x in steps:
+        table = STEP_TABLES[step.rule].get(x)
+        if table is None:
+            return None
+        tables.append(table)
+    return tables
 
 
 def retain(
@@ -281,8 +286,9 @@ def retain(
     outcomes' state codes (`_ROLL_CODES`) and steps that are tabulated, each of A4–A12 is one
     lookup (`tabulated_steps`, `_RETAINED`); a plain attack, not obscured, needs none."""
     auto_crits, accurate, _ = auto_retained(d)
-    tables = tabulated_steps(d, ob)
-    if tables is not None and codes is not None and (tables or ob):
+    steps = applying(d, ob)
+    tables = tabulated_steps(d, steps) if codes is not None and (steps or ob) else None
+    if tables is not None:
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
             codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
         state = _STATE_INDEX[codes]
@@ -293,16 +299,7 @@ def retain(
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
-    if tables == []:  # a plain attack: no step of A4–A11 applies
-        return obscured(p, ob)
-    p = punishing(d, p, ob)
-    p = purity_seal(d, p)
-    p = close_assault(d, p)
-    p = fails_to_norms(d, p)
-    p = severe(d, p)
-    p = norms_to_crits(d, p)
-    p = mystic_scry(d, p, ob, devastating)
-    return finish(d, p, ob)
+    return obscured(run_steps(d, steps, p, ob, devastating) if steps else p, ob)
 
 
 DICE_FIELDS = tuple(AttackDice.__dataclass_fields__)

@@ -316,28 +316,9 @@ def attack_dice(d: AttackDice) -> AttackDice:
     shot's 70): the values are those of a built AttackDice-like object, and AttackDice has no
     `__post_init__` to run.
     """
-    reduced = object.__new__(ReducedDice)
+    reduced = object.__new__(AttackDice)
     reduced.__dict__.update(zip(DICE_FIELDS, _dice_values(d), strict=True), curse_of_rot=False)
-    reduced.__dict__["_hash"] = AttackDice.__hash__(reduced)
-    return reduced
-
-
-class ReducedDice(AttackDice):
-    """AttackDice reduced by `attack_dice`, hashed once: it keys the attack's memos
-    (`damage.attack_pool`, `damage.through`'s matchup, `retained_counts`, the fight's
-    openings), and AttackDice's hash reads its 19 fields at every lookup. Equal to the
-    ReducedDice of the same values (a dataclass compares instances of one class only), with
-    AttackDice's hash of them."""
-
-    def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:  # built another way (dataclasses.replace, a copy): hash it
-            return AttackDice.__hash__(self)
-
-    def __getstate__(self) -> dict[str, object]:
-        """Copies and pickles leave the hash out (a string's hash differs between processes)."""
-        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+    return reduced  # its hash is kept on first use (`scenario.hashed_once`): it keys every memo
 
 
 def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept:

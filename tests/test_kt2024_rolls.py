@@ -37,15 +37,17 @@ def expected_keys() -> set[tuple[int, int, int, Reroll, bool]]:
 
 
 def test_the_table_holds_every_mode_uncursed() -> None:
-    assert set(dice.TABULATED) == {(reroll, False) for reroll in REROLLS}
+    assert set(dice.TABULATED) == {(reroll, False) for reroll in REROLLS} | {("NONE", True)}
+    assert dice.TABULATED["NONE", True] == dice.TABULATED_CURSED_DICE == 3
     assert dice.TABULATED["NONE", False] == dice.TABULATED_DICE == 8
     assert {dice.TABULATED[r, False] for r in REROLLS if r != "NONE"} == {6}
     assert set(dice._ROLLS) == expected_keys()
-    assert len(dice._ROLLS) == 16 * (9 + 8 * 7)
+    assert len(dice._ROLLS) == 16 * (9 + 8 * 7 + 4)
     for key in [
         (7, 3, 6, "CEASELESS", False),
         (6, 3, 4, "BALANCED", False),
-        (3, 3, 6, "NONE", True),
+        (4, 3, 6, "NONE", True),
+        (3, 3, 6, "RELENTLESS", True),
     ]:
         assert key not in dice._ROLLS and dice.roll(*key).chances is None
 
@@ -99,20 +101,21 @@ def exact_outcomes(rolled: dice.Rolled) -> dict[tuple[int, int, int, int], Fract
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     n=st.integers(0, 3),
     success=st.integers(2, 6),
     critical=st.sampled_from([2, 3, 4, *dice.TABULATED_CRITICALS]),
     reroll=st.sampled_from(REROLLS),
+    cursed=st.booleans(),
 )
 def test_tabulated_rolls_match_the_die_by_die_oracle(
-    n: int, success: int, critical: int, reroll: Reroll
+    n: int, success: int, critical: int, reroll: Reroll, cursed: bool
 ) -> None:
-    rolled = dice.roll(n, success, critical, reroll, False)
-    if tabulated(success, critical):
+    rolled = dice.roll(n, success, critical, reroll, cursed)
+    if tabulated(success, critical) and (reroll == "NONE" or not cursed):
         assert rolled.chances is not None
-        expected = oracle_roll(n, success, max(critical, success), reroll, False)
+        expected = oracle_roll(n, success, max(critical, success), reroll, cursed)
         assert exact_outcomes(rolled) == {k: v for k, v in expected.items() if v}
     else:
         assert rolled.chances is None

@@ -472,7 +472,7 @@ def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
 
     Why these: they are most of a shot's rolls (a cold shot rolls twice), a roll costs 3 µs
     (no re-roll) to 20 µs (Ceaseless of 6 dice) and `counted` 4 µs more in both precisions,
-    and the 398 distinct ones cost about 7 ms at import (73 without re-rolls about 1 ms)."""
+    and the 420 distinct ones cost about 7 ms at import (73 without re-rolls about 1 ms)."""
     table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
     built: dict[tuple, Rolled] = {}
     for (reroll, cursed), most in TABULATED.items():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb, factorial, gcd
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 import numpy as np
 
@@ -422,35 +422,78 @@ def roll_counts(dice: int, success: int, critical: int, reroll: Reroll, cursed: 
 
 
 TABULATED_DICE = 8
-"""The most dice of the rolls tabulated at import (`roll`): every defence roll the API's usual
-defenders make and nine attacks in ten of bench_shoot's."""
+"""The most dice of the rolls without re-rolls tabulated at import (`roll`): every defence
+roll the API's usual defenders make and nine attacks in ten of bench_shoot's."""
+TABULATED_REROLL_DICE = 6
+"""The most dice of the tabulated re-roll rolls: every defence roll (3 dice, or 2 in cover)
+and three re-rolled attacks in four of bench_shoot's. Up to 6 dice the eight modes cost about
+6 ms at import, up to 8 about 10 ms (a Ceaseless roll of 8 dice costs 2.5 times one of 4),
+over the budget of 8 ms for a sixth of the attacks."""
 TABULATED_CRITICALS = (5, 6)
 """The critical thresholds of the tabulated rolls (Lethal 5+ and none; a crit save on 5+ or
 6): a threshold at or below the success one reads the roll without normal successes."""
+TABULATED_CURSED_DICE = 3
+"""The most dice of the tabulated cursed rolls without re-rolls: Curse of Rot curses the
+defence dice (3, or 2 in cover, for nine defenders in ten), and a cursed roll has up to three
+times the outcomes: up to 3 dice cost about 0.3 ms at import, up to 5 about 0.6 ms."""
+TABULATED: dict[tuple[Reroll, bool], int] = {
+    ("NONE", False): TABULATED_DICE,
+    **{(reroll, False): TABULATED_REROLL_DICE for reroll in get_args(Reroll) if reroll != "NONE"},
+    ("NONE", True): TABULATED_CURSED_DICE,
+}
+"""The tabulated rolls, (re-roll mode, Curse of Rot) -> their most dice: every mode uncursed,
+and cursed defence dice without re-rolls. Other cursed rolls and Lethal 2+ to 4+ are computed
+when asked for."""
+
+
+def _same_rolls(dice: int, success: int, critical: int, reroll: Reroll, cursed: bool) -> tuple:
+    """A key shared by the tabulated rolls that are one roll, so the table computes it once:
+    no dice roll alike; a per-die mode's roll is a power of its die (`per_die`), which several
+    modes share (CRIT_FISH without normal successes, REROLL_ONES on a 2+); a mode that re-rolls
+    every eligible die of a pool this size (Balanced or Ceaseless on one die) rolls as
+    RELENTLESS does. `critical` ≥ `success`."""
+    if not dice:
+        return (cursed,)
+    if reroll in PER_DIE_MODES:
+        return dice, _DIES[success, critical, reroll, cursed]
+    fails = face_classes(success, critical, cursed)[3]  # no mode here re-rolls normals
+    every = (_rerolled(reroll, fails, f, dice) == {f: fails**f} for f in range(dice, -1, -1))
+    if all(every):  # most eligible dice first: the likeliest to leave one unrolled
+        return _same_rolls(dice, success, critical, "RELENTLESS", cursed)
+    return dice, success, critical, reroll, cursed
 
 
 def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
-    """`roll_counts` of every uncursed roll without re-rolls of up to TABULATED_DICE dice and
-    a critical threshold of TABULATED_CRITICALS, each with its weights in both precisions
-    (`precision.counted`), keyed as `roll` is called: a critical threshold at or below the
-    success one (clamped by `roll_counts`) shares the roll of critical = success.
+    """`roll_counts` of every roll of TABULATED with a critical threshold of
+    TABULATED_CRITICALS, each with its weights in both precisions (`precision.counted`), keyed
+    as `roll` is called: a critical threshold at or below the success one (clamped by
+    `roll_counts`) shares the roll of critical = success, and rolls that are one roll
+    (`_same_rolls`) share it.
 
-    Why these: they are most of a shot's rolls (a cold shot rolls twice), each is one power
-    and one read (about 3 µs, and `counted` 1–2 µs more), and the 81 of them cost about a
-    millisecond at import. Cursed rolls (three times the outcomes), re-rolls and Lethal 2+ to
-    4+ are computed when asked for."""
+    Why these: they are most of a shot's rolls (a cold shot rolls twice), a roll costs 3 µs
+    (no re-roll) to 20 µs (Ceaseless of 6 dice) and `counted` 4 µs more in both precisions,
+    and the 420 distinct ones cost about 7 ms at import (73 without re-rolls about 1 ms)."""
     table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
-    for dice in range(TABULATED_DICE + 1):
-        for success in range(2, FACES + 1):
-            for critical in sorted({max(critical, success) for critical in TABULATED_CRITICALS}):
-                rolled = roll_counts.__wrapped__(dice, success, critical, "NONE", False)
-                chances = tuple(counted(rolled.ways, rolled.den, exact) for exact in (False, True))
-                for weights in chances:  # shared by every shot: read-only, like the columns
-                    weights.num.flags.writeable = False
-                rolled = rolled._replace(chances=chances)
-                for asked in range(2, critical + 1) if critical == success else (critical,):
-                    table[dice, success, asked, "NONE", False] = rolled
+    built: dict[tuple, Rolled] = {}
+    for (reroll, cursed), most in TABULATED.items():
+        for dice in range(most + 1):
+            for success in range(2, FACES + 1):
+                for critical in sorted({max(c, success) for c in TABULATED_CRITICALS}):
+                    same = _same_rolls(dice, success, critical, reroll, cursed)
+                    rolled = built.get(same)
+                    if rolled is None:
+                        rolled = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
+                        rolled = built[same] = _with_chances(rolled)
+                    for asked in range(2, critical + 1) if critical == success else (critical,):
+                        table[dice, success, asked, reroll, cursed] = rolled
     return table
+
+
+def _with_chances(rolled: Rolled) -> Rolled:
+    """`rolled` with its weights in both precisions, read-only: shared by every shot."""
+    chances = counted(rolled.ways, rolled.den, False), counted(rolled.ways, rolled.den, True)
+    chances[0].num.flags.writeable = chances[1].num.flags.writeable = False
+    return Rolled(*rolled[:-1], chances)
 
 
 _ROLLS = _tabulated()

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine.kt2024 import Attacker, Defender, damage
+from engine.kt2024 import Attacker, Defender, damage, precision
 from engine.kt2024.attack import attack_dice
 from engine.kt2024.defence import collected
 
@@ -40,7 +40,7 @@ def test_exact_pair_weights_are_int64_only_within_int64(a: Attacker, d: Defender
     for (hits, saves), grid in zip(damage.groups(m, True), damage.through(m, True), strict=True):
         expected = [x * y for x in fractions(hits.weights) for y in fractions(saves.weights)]
         assert fractions(grid.weights) == expected
-        within = grid.weights.den <= damage.NATIVE
+        within = grid.weights.den <= precision.NATIVE
         assert grid.weights.num.dtype == (np.int64 if within else object)
 
 

@@ -102,7 +102,9 @@ def concatenate(parts: Sequence[Outcomes | Through], exact: bool) -> Outcomes | 
     den = pr.common(p.weights for p in parts)
     counted = parts[0].instances is not None
     # int64 numerators are widened first where the common denominator is beyond int64
-    num = [Weights(native(p.weights.num, den, exact), p.weights.den).rescaled(den) for p in parts]
+    num = [
+        Weights(pr.native(p.weights.num, den, exact), p.weights.den).rescaled(den) for p in parts
+    ]
     tops = [p.top for p in parts]
     return Outcomes(
         np.concatenate([p.raw for p in parts]),
@@ -149,7 +151,7 @@ class Through(NamedTuple):
     """R1–R7 on the counts of one group's outcome pairs, flat (attack-major): raw damage
     and, when Feel No Pain or relics will count them, damage instances; with relics live, each
     relic group's instances and the change of raw damage when one of its instances is ignored
-    (R5). Exact weights are int64 while their denominator is within `NATIVE` (`native`: what
+    (R5). Exact weights are int64 while their denominator is within `pr.NATIVE` (`pr.native`: what
     every action sums or multiplies them as), and `top` is as `Outcomes`': built once, read
     by every action on the pairs."""
 
@@ -247,11 +249,12 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
 
 def pair_weights(hits: Pool, saves_pool: Pool, exact: bool) -> Weights:
     """The weight of every (attack, defence) pair, attack-major: a column times a row, the
-    outer product. Exact ones as int64 products while their denominator is within `NATIVE`
+    outer product. Exact ones as int64 products while their denominator is within `pr.NATIVE`
     (no product can then overflow), else as Python ints."""
     hw, sw = hits.weights, saves_pool.weights
     den = hw.den * sw.den
-    return Weights((native(hw.num, den, exact)[:, None] * native(sw.num, den, exact)).ravel(), den)
+    column, row = pr.native(hw.num, den, exact)[:, None], pr.native(sw.num, den, exact)
+    return Weights((column * row).ravel(), den)
 
 
 def tops(raw: np.ndarray, instances: np.ndarray) -> tuple[int, int]:
@@ -284,37 +287,19 @@ def relic_branches(grid: Through, relics: SaintlyRelics, exact: bool) -> tuple[O
     one grid (first group, then second), read row by row: pairs whose group has no instance
     (chance zero: m falls with every try) are dropped, so no instance count goes below zero:
     all that is the pairs' shape, found once with them (`Ignorable`). Exact numerators are
-    multiplied as int64 while the product's denominator allows (`native`), and stay so: every
-    later step takes int64 numerators as `through`'s (`native`).
+    multiplied as int64 while the product's denominator allows (`pr.native`), and stay so: every
+    later step takes int64 numerators as `through`'s (`pr.native`).
     """
     r = grid.ignorable
     miss = relic_misses(relics, r.most_tries, exact)
     size, den = len(grid.raw), grid.weights.den * miss.den
-    num, misses = native(grid.weights.num, den, exact), native(miss.num, den, exact)
+    num, misses = pr.native(grid.weights.num, den, exact), pr.native(miss.num, den, exact)
     before = misses.take(r.tries)  # the chances are differences of neighbours
     chance = (before[: 2 * size] - before[size:]).reshape(2, size)
     num_ignored = (num * chance).ravel().take(r.live)
     ignored = Outcomes(r.raw, r.instances, Weights(num_ignored, den), r.top)
     kept = Weights(num * before[2 * size :], den)
     return Outcomes(grid.raw, grid.instances, kept, grid.top), ignored
-
-
-NATIVE = 2**63 - 1
-"""The largest int64: exact numerators over a denominator within it are multiplied natively."""
-
-
-def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
-    """Exact numerators as int64 when every product they take part in is a probability over a
-    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product),
-    else as Python ints; floats as they are."""
-    if not exact:
-        return num
-    return num.astype(np.int64, copy=False) if den <= NATIVE else exact_ints(num, exact)
-
-
-def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
-    """Exact numerators back as Python ints (what every later step of an exact action takes)."""
-    return num.astype(object) if exact and num.dtype != object else num
 
 
 def most(counts: np.ndarray) -> int:
@@ -358,10 +343,10 @@ def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:
     """Numerators as they are summed, and whether as integers rather than by `bincount`.
     Floats as they are. Exact numerators are probabilities over `den`: every sum of them, and
     every product with a chance over a denominator that `den` includes, stays within it. So
-    they are int64 while `den` is within `NATIVE` (`native`: a cheaper conversion than to
+    they are int64 while `den` is within `pr.NATIVE` (`pr.native`: a cheaper conversion than to
     floats); within `pr.SAFE` `bincount` adds them as float64, which holds them exactly;
     beyond it they are summed as integers."""
-    return native(weights.num, weights.den, exact), exact and weights.den > pr.SAFE
+    return pr.native(weights.num, weights.den, exact), exact and weights.den > pr.SAFE
 
 
 def exact_sums(out: np.ndarray, exact: bool, ints: bool) -> np.ndarray:
@@ -369,7 +354,7 @@ def exact_sums(out: np.ndarray, exact: bool, ints: bool) -> np.ndarray:
     the float64 sums that hold them (`pr.integers`) or from int64."""
     if not exact:
         return out
-    return exact_ints(out, exact) if ints else pr.integers(out)
+    return pr.exact_ints(out, exact) if ints else pr.integers(out)
 
 
 def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> Weights:
@@ -390,7 +375,7 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     grid = accumulate(o.raw * (top + 1) + o.instances, num, ints, size * (top + 1))
     cells = grid.nonzero()[0]
     raws, counts = np.divmod(cells, top + 1)
-    chances = native(t.fnp.num, den, exact) if ints else t.floats
+    chances = pr.native(t.fnp.num, den, exact) if ints else t.floats
     spread = grid.take(cells)[:, None] * chances.take(counts, 0)
     target = t.targets.take(raws, 0)
     out = accumulate(target.ravel(), spread.ravel(), ints, size + top)[top:]

@@ -55,6 +55,24 @@ def integers(x: np.ndarray) -> np.ndarray:
     return x.astype(np.int64).astype(object)
 
 
+NATIVE = 2**63 - 1
+"""The largest int64: exact numerators over a denominator within it are multiplied natively."""
+
+
+def native(num: np.ndarray, den: int, exact: bool) -> np.ndarray:
+    """Exact numerators as int64 when every product they take part in is a probability over a
+    denominator `den` within `NATIVE` (numpy's int64 products: no Python int a product),
+    else as Python ints; floats as they are."""
+    if not exact:
+        return num
+    return num.astype(np.int64, copy=False) if den <= NATIVE else exact_ints(num, exact)
+
+
+def exact_ints(num: np.ndarray, exact: bool) -> np.ndarray:
+    """Exact numerators back as Python ints (what every later step of an exact action takes)."""
+    return num.astype(object) if exact and num.dtype != object else num
+
+
 def zeros(size: int | tuple[int, ...], exact: bool) -> np.ndarray:
     if exact:
         out = np.empty(size, dtype=object)

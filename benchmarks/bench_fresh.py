@@ -26,6 +26,8 @@ from pathlib import Path
 
 from timing import seconds
 
+from service.cli import START_DEFAULTS
+
 LINE = {
     "mode": "shoot",
     "attacker": {"attacks": 4, "hit": 3, "normalDamage": 3, "criticalDamage": 4},
@@ -49,7 +51,6 @@ TEAM = {
         }
     ],
 }  # fmt: skip
-SETTINGS = ("OPENBLAS_NUM_THREADS", "PYDANTIC_DISABLE_PLUGINS")
 
 
 def run(root: Path, args: list[str], stdin: str = "") -> float:
@@ -81,7 +82,7 @@ def main() -> None:
         "serve's imports (service.app)": (["-c", "import service.app"], ""),
         "600 scenarios, whole process": (["benchmarks/bench_shoot.py", "--fresh"], ""),
     }
-    caller = {name: os.environ[name] for name in SETTINGS if name in os.environ}
+    caller = {name: os.environ[name] for name in START_DEFAULTS if name in os.environ}
     print(f"{root} (median of {args.repeats} new processes)" + (f" {caller}" if caller else ""))
     for label, (argv, stdin) in cases.items():
         times = [run(root, argv, stdin) for _ in range(args.repeats)]

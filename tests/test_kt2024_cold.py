@@ -1,7 +1,8 @@
 """The tables a cold shot reads instead of computing (built at import) against what they
 replace: the usual rolls (`dice.roll`) against `roll_counts` and `precision.counted`,
 Ceaseless's splits against `_rerolled`, the steps A4–A11 as state tables against the steps run
-on arrays, and the pools' allocation cells against `allocation`'s."""
+on arrays, the pools' allocation cells against `allocation`'s, and Feel No Pain's float chances
+against `precision.binomials`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import replace
 from typing import get_args
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -155,13 +157,21 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
 
 def test_pools_keep_their_allocation_cells() -> None:
     hits = damage.attack_pool(attack.attack_dice(AttackDice(rending=True)), False, 0, False)
-    c, n, _ = hits.columns
+    c, n = hits.crits, hits.normals
     assert hits.cells.tolist() == HIT_CELL[c, n].tolist()
+    assert hits.added is None  # no Devastating: the hits add no instance
     saves = damage.defence_pool(Defender(cover_saves=1), 3, False, False, True)
-    cs, ns, _ = saves.columns
+    cs, ns = saves.crits, saves.normals
     assert saves.cells.tolist() == SAVE_CELL[cs, ns].tolist()
+    assert saves.added is None  # no Curse of Rot: no cursed die adds an instance
     split = hits.where(c >= 1)
     assert split.cells.tolist() == HIT_CELL[c[c >= 1], n[c >= 1]].tolist()
+    assert split.crits.tolist() == c[c >= 1].tolist() and split.added is None
+    devastating = damage.attack_pool(attack.attack_dice(AttackDice()), False, 2, False)
+    assert devastating.added is devastating.crits  # R1: one instance a crit
+    cursed = damage.defence_pool(Defender(), 3, False, True, False)
+    rolled = dice.roll(3, 3, 6, "NONE", True)  # R7: one instance a cursed die
+    assert cursed.added is not None and cursed.added.tolist() == rolled.cursed.tolist()
 
 
 def test_reduced_dice_are_hashed_once_as_their_values() -> None:
@@ -176,3 +186,19 @@ def test_reduced_dice_are_hashed_once_as_their_values() -> None:
         assert other == reduced and hash(other) == hash(reduced)
     changed = replace(reduced, hit=4)
     assert hash(changed) == AttackDice.__hash__(changed) != hash(reduced)
+
+
+@pytest.mark.parametrize("threshold", [4, 5, 6])
+def test_feel_no_pain_floats_are_the_binomials_of_every_size(threshold: int) -> None:
+    chance = damage.feel_no_pain_chance(threshold)
+    for top in range(damage.FEEL_NO_PAIN_TABULATED + 3):
+        computed = precision.binomials.__wrapped__(chance, top, False)
+        damage.thinning.cache_clear()
+        read = damage.thinning(threshold, 4, top, False).fnp
+        assert read.den == computed.den == 1
+        assert read.num.shape == (top + 1, top + 1)
+        # the same doubles, bit for bit: a table's corner is the smaller table
+        assert read.num.tobytes() == np.ascontiguousarray(computed.num).tobytes()
+    exact = damage.thinning(threshold, 4, 3, True).fnp  # exact ones are computed
+    expected = precision.binomials.__wrapped__(chance, 3, True)
+    assert exact.den == expected.den == 6**3 and exact.num.tolist() == expected.num.tolist()

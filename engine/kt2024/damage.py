@@ -47,19 +47,22 @@ def feel_no_pain_chance(threshold: int) -> Fraction:
 
 
 class Pool(NamedTuple):
-    """Outcomes of one side as flat arrays. `columns` are the two counts this side brings to
-    the allocation ((c, n) or (cs, ns)) and the damage instances it adds on its own (one per
-    crit with Devastating, one 1-damage instance per curse); `cells`, the allocation's cells
-    of its two counts (`allocation.hit_cells` or `save_cells`), read by every action the pool
-    takes part in, so found once when it is built."""
+    """Outcomes of one side as flat arrays: the two counts this side brings to the allocation
+    ((c, n) or (cs, ns)); `added`, the damage instances it adds on its own (one per crit with
+    Devastating, one 1-damage instance per curse), None when it adds none; `cells`, the
+    allocation's cells of its two counts (`allocation.hit_cells` or `save_cells`), read by
+    every action the pool takes part in, so found once when it is built."""
 
-    columns: tuple[np.ndarray, np.ndarray, np.ndarray]
+    crits: np.ndarray
+    normals: np.ndarray
+    added: np.ndarray | None
     weights: Weights
     cells: np.ndarray
 
     def where(self, mask: np.ndarray) -> Pool:
-        columns = tuple(column[mask] for column in self.columns)
-        return Pool(columns, Weights(self.weights.num[mask], self.weights.den), self.cells[mask])
+        added = None if self.added is None else self.added[mask]
+        num = Weights(self.weights.num[mask], self.weights.den)
+        return Pool(self.crits[mask], self.normals[mask], added, num, self.cells[mask])
 
 
 def weights(kept: Kept, exact: bool) -> Weights:
@@ -71,17 +74,16 @@ def weights(kept: Kept, exact: bool) -> Weights:
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     kept = kept_counts(d, ob, False, devastating)
-    extra = kept.crits if devastating else np.zeros(len(kept.crits), kept.crits.dtype)
-    cells = hit_cells(kept.crits, kept.normals)
-    return Pool((kept.crits, kept.normals, extra), weights(kept, exact), cells)
+    c, n = kept.crits, kept.normals
+    return Pool(c, n, c if devastating else None, weights(kept, exact), hit_cells(c, n))
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
     kept = saves(d, dice, saturate, cursed)
-    columns = (kept.crits, kept.normals, kept.cursed)
-    return Pool(columns, weights(kept, exact), save_cells(kept.crits, kept.normals))
+    cs, ns = kept.crits, kept.normals
+    return Pool(cs, ns, kept.cursed if cursed else None, weights(kept, exact), save_cells(cs, ns))
 
 
 class Outcomes(NamedTuple):
@@ -135,15 +137,14 @@ def groups(m: Matchup, exact: bool) -> list[tuple[Pool, Pool]]:
     The defence dice collected depend on the attack only when Piercing Crits changes them;
     otherwise the whole attack pool meets one defence pool.
     """
-    whole, dice = attack_pool(m.attack, m.obscured, m.devastating, exact), m.dice
-    if dice[0] == dice[1]:
-        split = [(whole, dice[0])]
-    else:  # Piercing Crits (D1): the pools with and without a crit collect different dice
-        crit = whole.columns[0] >= 1
-        split = [(whole.where(~crit), dice[0]), (whole.where(crit), dice[1])]
+    whole, (plain, pierced) = attack_pool(m.attack, m.obscured, m.devastating, exact), m.dice
+    d, saturate, cursed = m.defender, m.saturate, m.cursed
+    if plain == pierced:
+        return [(whole, defence_pool(d, plain, saturate, cursed, exact))]
+    crit = whole.crits >= 1  # Piercing Crits (D1): pools with and without a crit collect apart
     return [
-        (hits, defence_pool(m.defender, collected_dice, m.saturate, m.cursed, exact))
-        for hits, collected_dice in split
+        (whole.where(~crit), defence_pool(d, plain, saturate, cursed, exact)),
+        (whole.where(crit), defence_pool(d, pierced, saturate, cursed, exact)),
     ]
 
 
@@ -207,44 +208,73 @@ def through(m: Matchup, exact: bool) -> tuple[Through, ...]:
     the pairs that occur (kilobytes; as many entries as `action` keeps, so a batch that fits
     one fits the other).
     """
-    d, cd, nd = m.defender, m.attack.critical_damage, m.attack.normal_damage
-    profile = (cd, nd, d.durable)
-    out = []
-    for hits, saves_pool in groups(m, exact):
-        (c, n, extra), (cs, ns, k) = hits.columns, saves_pool.columns
-        cells = hits.cells, saves_pool.cells
-        crits, normals, hit_raw = resolve_saves((c, n), (cs, ns), profile, d.just_a_scratch, cells)
-        instances = None  # only Feel No Pain (R8) and the relics (R5) count them
-        if d.feel_no_pain is not None or d.saintly_relics != "NONE":
-            instances = np.add.outer(extra, k)  # R1 Devastating and R7 curse, outside the saves
-            if cd > 0:
-                instances = instances + crits
-            if nd > 0:
-                instances = instances + normals
-            instances = instances.ravel()
-        relic_groups = ()
-        if d.saintly_relics != "NONE":
-            # R5: the first relic group is the higher-damage one, crits on a tie
-            ignore_crit = (crits if cd > 0 else np.zeros_like(crits),
-                           raw_damage(crits - 1, normals, profile) - hit_raw)  # fmt: skip
-            ignore_normal = (normals if nd > 0 else np.zeros_like(normals),
-                             raw_damage(crits, normals - 1, profile) - hit_raw)  # fmt: skip
-            first, second = (ignore_crit, ignore_normal)
-            if cd < nd:
-                first, second = second, first
-            relic_groups = tuple(
-                (group.ravel(), change.ravel()) for group, change in (first, second)
-            )
-        raw = hit_raw + (extra * m.devastating)[:, None] if m.devastating else hit_raw  # R1
-        if m.cursed:
-            raw = raw + k  # R7: one damage a cursed defence die
-        raw = raw.ravel()
-        top = tops(raw, instances) if d.feel_no_pain is not None else None
-        grid = Through(
-            raw, instances, relic_groups, pair_weights(hits, saves_pool, exact), top, None
-        )
-        out.append(grid._replace(ignorable=ignorable(grid)) if relic_groups else grid)
-    return tuple(out)
+    d = m.defender
+    profile = (m.attack.critical_damage, m.attack.normal_damage, d.durable)
+    return tuple(
+        [pairs(hits, saves_pool, m, profile, exact) for hits, saves_pool in groups(m, exact)]
+    )
+
+
+def pairs(
+    hits: Pool, saves_pool: Pool, m: Matchup, profile: tuple[int, int, bool], exact: bool
+) -> Through:
+    """`Through` of one group: R2–R3 on every pair (`resolve_saves`), R4 and R6 in their raw
+    damage, R1 and R7 adding theirs, and the instances only for the rules that count them."""
+    d = m.defender
+    crits, normals, raw = resolve_saves(
+        (hits.crits, hits.normals), (saves_pool.crits, saves_pool.normals), profile,
+        d.just_a_scratch, (hits.cells, saves_pool.cells),
+    )  # fmt: skip
+    relics = d.saintly_relics != "NONE"
+    if d.feel_no_pain is not None or relics:  # only R8 and R5 count the instances
+        instances = instances_of(crits, normals, profile, hits.added, saves_pool.added)
+    else:
+        instances = None
+    relic_groups = relic_changes(crits, normals, raw, profile) if relics else ()
+    if m.devastating:
+        raw = raw + (hits.added * m.devastating)[:, None]  # R1
+    if m.cursed:
+        raw = raw + saves_pool.added  # R7: one damage a cursed defence die
+    raw = raw.ravel()
+    top = tops(raw, instances) if d.feel_no_pain is not None else None
+    grid = Through(raw, instances, relic_groups, pair_weights(hits, saves_pool, exact), top, None)
+    return grid._replace(ignorable=ignorable(grid)) if relics else grid
+
+
+def instances_of(
+    crits: np.ndarray,
+    normals: np.ndarray,
+    profile: tuple[int, int, bool],
+    devastating: np.ndarray | None,
+    curses: np.ndarray | None,
+) -> np.ndarray:
+    """R4's damage instances of every pair, flat: one a crit and one a normal through (none
+    where that damage is 0), R1's Devastating instances of the hits (a column), R7's curses of
+    the saves (a row)."""
+    cd, nd, _ = profile
+    if cd > 0 and nd > 0:
+        grid = crits + normals
+    else:
+        grid = crits if cd > 0 else normals if nd > 0 else np.zeros_like(crits)
+    if devastating is not None:
+        grid = grid + devastating[:, None]
+    if curses is not None:
+        grid = grid + curses
+    return grid.ravel()
+
+
+def relic_changes(
+    crits: np.ndarray, normals: np.ndarray, raw: np.ndarray, profile: tuple[int, int, bool]
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """R5's two relic groups of every pair, flat: each group's instances and the change of raw
+    damage when one of them is ignored; the first is the higher-damage one, crits on a tie."""
+    cd, nd, _ = profile
+    ignore_crit = (crits if cd > 0 else np.zeros_like(crits),
+                   raw_damage(crits - 1, normals, profile) - raw)  # fmt: skip
+    ignore_normal = (normals if nd > 0 else np.zeros_like(normals),
+                     raw_damage(crits, normals - 1, profile) - raw)  # fmt: skip
+    first, second = (ignore_normal, ignore_crit) if cd < nd else (ignore_crit, ignore_normal)
+    return tuple((group.ravel(), change.ravel()) for group, change in (first, second))
 
 
 def pair_weights(hits: Pool, saves_pool: Pool, exact: bool) -> Weights:
@@ -329,12 +359,37 @@ class Thinning(NamedTuple):
     targets: np.ndarray
 
 
+FEEL_NO_PAIN_TABULATED = 20
+"""The most instances whose float Feel No Pain chances are tabulated at import (R8's
+thresholds 4+ to 6+, about 0.2 ms): every pool's hits, so a cold float action with Feel No
+Pain builds no binomials (about 15 µs for 8 instances)."""
+_FEEL_NO_PAIN_FLOATS = {
+    threshold: pr.binomials.__wrapped__(
+        feel_no_pain_chance(threshold), FEEL_NO_PAIN_TABULATED, False
+    ).num
+    for threshold in range(4, 7)
+}
+"""P(k instances lose r damage) as floats, row k, column r: a float is the nearest double of
+its probability whatever the table's size, so a smaller table is this one's corner."""
+for _table in _FEEL_NO_PAIN_FLOATS.values():
+    _table.flags.writeable = False  # shared by every action
+
+
+def _chances(threshold: int, top: int, exact: bool) -> Weights:
+    """R8's binomials for up to `top` instances: float ones read from the table built at
+    import when it holds them."""
+    table = None if exact or top > FEEL_NO_PAIN_TABULATED else _FEEL_NO_PAIN_FLOATS.get(threshold)
+    if table is None:
+        return pr.binomials(feel_no_pain_chance(threshold), top, exact)
+    return Weights(table[: top + 1, : top + 1], 1)
+
+
 @lru_cache(maxsize=256)
 def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
     """`Thinning`, memoised on small integers, not on the chance's `Fraction`: a spread
     reads its rows (`take`) rather than building them a cell at a time (`targets` is
     size·(top + 1) integers: kilobytes)."""
-    fnp = pr.binomials(feel_no_pain_chance(threshold), top, exact)
+    fnp = _chances(threshold, top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
     return Thinning(fnp, floats, np.add.outer(np.arange(size), np.arange(top, -1, -1)))
 

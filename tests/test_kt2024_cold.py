@@ -201,4 +201,7 @@ def test_feel_no_pain_floats_are_the_binomials_of_every_size(threshold: int) -> 
         assert read.num.tobytes() == np.ascontiguousarray(computed.num).tobytes()
     exact = damage.thinning(threshold, 4, 3, True).fnp  # exact ones are computed
     expected = precision.binomials.__wrapped__(chance, 3, True)
-    assert exact.den == expected.den == chance.denominator**3 and exact.num.tolist() == expected.num.tolist()
+    assert (
+        exact.den == expected.den == chance.denominator**3
+        and exact.num.tolist() == expected.num.tolist()
+    )

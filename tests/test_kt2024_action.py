@@ -47,7 +47,7 @@ def test_exact_pair_weights_are_int64_only_within_int64(a: Attacker, d: Defender
 def test_pair_weights_beyond_int64_are_python_ints() -> None:
     m = matchup(Attacker(attacks=20), Defender(defence_dice=5))
     ((hits, saves),) = damage.groups(m, True)
-    wide = damage.Pool(hits.columns, damage.Weights(hits.weights.num, 2**70), hits.cells)
+    wide = hits._replace(weights=damage.Weights(hits.weights.num, 2**70))
     w = damage.pair_weights(wide, saves, True)
     assert w.num.dtype == object and all(type(n) is int for n in w.num.tolist())
     assert w.num.tolist() == [x * y for x in hits.weights.num.tolist()

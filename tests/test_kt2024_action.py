@@ -90,3 +90,11 @@ def test_ignorable_pairs_are_the_groups_with_an_instance(a: Attacker, d: Defende
                  zip(grid.raw.tolist(), grid.instances.tolist(), second.tolist(),
                      second_change.tolist(), strict=True) if h2]  # fmt: skip
         assert list(zip(r.raw.tolist(), r.instances.tolist(), strict=True)) == rows
+
+
+@pytest.mark.parametrize(("size", "top"), [(1, 0), (7, 3), (512, 20), (513, 3), (9, 21), (40, 25)])
+def test_thinning_targets_are_each_damage_reduced_by_each_amount(size: int, top: int) -> None:
+    damage.thinning.cache_clear()
+    targets = damage.thinning(5, size, top, False).targets
+    assert targets.shape == (size, top + 1)
+    assert targets.tolist() == [[d + top - r for r in range(top + 1)] for d in range(size)]

@@ -384,14 +384,27 @@ def _chances(threshold: int, top: int, exact: bool) -> Weights:
     return Weights(table[: top + 1, : top + 1], 1)
 
 
+TARGETS_TABULATED = 512
+"""The damages whose Feel No Pain targets are views of one table built at import (`_TARGETS`,
+512 × 21 integers): every action of up to 20 hits of up to 25 damage."""
+_TARGETS = np.add.outer(np.arange(TARGETS_TABULATED), np.arange(FEEL_NO_PAIN_TABULATED + 1))
+"""Row d, column j: d + j, the bin of damage d reduced by top − j (`thinning`'s targets: its
+first `size` rows, columns from `top` down)."""
+_TARGETS.flags.writeable = False
+
+
 @lru_cache(maxsize=256)
 def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
     """`Thinning`, memoised on small integers, not on the chance's `Fraction`: a spread
     reads its rows (`take`) rather than building them a cell at a time (`targets` is
-    size·(top + 1) integers: kilobytes)."""
+    size·(top + 1) integers: kilobytes, a view of `_TARGETS` when it holds them)."""
     fnp = _chances(threshold, top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
-    return Thinning(fnp, floats, np.add.outer(np.arange(size), np.arange(top, -1, -1)))
+    if size <= TARGETS_TABULATED and top <= FEEL_NO_PAIN_TABULATED:
+        targets = _TARGETS[:size, top::-1]
+    else:
+        targets = np.add.outer(np.arange(size), np.arange(top, -1, -1))
+    return Thinning(fnp, floats, targets)
 
 
 def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:

@@ -84,7 +84,7 @@ def _float_powers(step: np.ndarray, rounds: int, wounds: int) -> tuple[Weights, 
         for _ in range(rounds - 1):
             total = np.correlate(total, back, "full")
             kills.append(float(np.add.reduce(total[wounds:])))
-    return Weights(total, 1), kills
+    return tuple.__new__(Weights, (total, 1)), kills  # as `shoot` builds its answer
 
 
 def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:

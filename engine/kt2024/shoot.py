@@ -129,7 +129,8 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     kills = []
     for k in range(1, rounds + 1):
         below = wounds if packed and k < rounds else None
-        total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
+        once = pr.scaled(r, k) if k > 1 else r  # k·R: R itself in the first round
+        total = _times(power, pr.plus(u, once), below)
         if k > 1:
             total = pr.plus(total, _times(r2, twice, below))
         kills.append(_at_least(total, wounds, den**k, exact))

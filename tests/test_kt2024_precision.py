@@ -35,6 +35,15 @@ def test_packed_power_and_cut_equal_numpy(x: list[int], n: int, below: int) -> N
     assert pr.lower(pr.cut(power, below)).tolist() == expected[:below].tolist()
 
 
+floats = st.lists(st.floats(0, 1), min_size=1, max_size=60)
+
+
+@given(floats, floats)
+def test_float_products_are_numpys_convolution_bit_for_bit(x: list[float], y: list[float]) -> None:
+    a, b = np.array(x), np.array(y)
+    assert pr.times(a, b).tobytes() == np.convolve(a, b).tobytes()
+
+
 @given(big, st.integers(1, 10**30))
 def test_reduced_keeps_every_ratio(x: list[int], den: int) -> None:
     w = Weights(np.array(x, dtype=object), den)

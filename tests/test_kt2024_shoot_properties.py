@@ -133,6 +133,23 @@ def test_rounds_are_the_convolution_of_one_round(s: Shoot, rounds: int) -> None:
 
 
 @settings(max_examples=40, deadline=None)
+@given(scenarios(), st.integers(1, 5))
+def test_float_rounds_are_numpys_convolutions_bit_for_bit(s: Shoot, rounds: int) -> None:
+    """The float rounds' own loop gives the bits of numpy's convolutions of the action and of
+    each total's tail summed by ndarray.sum."""
+    one = action(s.attacker, s.defender, relics=False, exact=False)[0].num
+    total, kills = one, [float(one[s.defender.wounds :].sum())]
+    for _ in range(rounds - 1):
+        total = np.convolve(total, one)
+        kills.append(float(total[s.defender.wounds :].sum()))
+    several = shoot(replace(s, options=ShootOptions(rounds=rounds, exact=False)))
+    assert [x.hex() for x in several.kill_probability_by_round] == [x.hex() for x in kills]
+    at = total.nonzero()[0]
+    assert several.numerators == total[at].tolist()
+    assert several.expected_damage.hex() == float(at.dot(total[at])).hex()
+
+
+@settings(max_examples=40, deadline=None)
 @given(scenarios())
 def test_float_mode_is_within_tolerance_of_exact(s: Shoot) -> None:
     exact = shoot(s)

@@ -192,9 +192,13 @@ def _widened(x: Packed, size: int) -> Packed:
 
 
 def times(x: Numerators, y: Numerators) -> Numerators:
-    """The distribution of a sum of two independent amounts."""
+    """The distribution of a sum of two independent amounts. Floats: numpy's convolution is
+    the correlation of the longer by the shorter reversed, the same C loop on the same operands
+    (so the same bits) that `np.convolve` calls after its Python wrapper's conversions."""
     if not isinstance(x, Packed):
-        return np.convolve(x, y)
+        if len(x) < len(y):
+            x, y = y, x
+        return np.correlate(x, y[::-1], "full")  # np.convolve's product, past its wrapper
     size = max(x.size, y.size, _size(x.bound * y.bound))
     wide = _widened(x, size).value
     # a square multiplies one integer by itself, which GMP squares (about 20 % faster)

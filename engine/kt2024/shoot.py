@@ -72,6 +72,21 @@ def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
     return action(a, d, False, exact)[0]
 
 
+def _float_powers(step: np.ndarray, rounds: int, wounds: int) -> tuple[Weights, list[float]]:
+    """`round_totals` in floats without relics (most multi-round shots), in its cheapest
+    shape: a round's total is the last times the action, `pr.times`' correlation (the longer
+    by the shorter reversed) with the action reversed once for every round, and its kill
+    chance is the tail's sum `_at_least` makes (over the denominator 1, which changes no
+    float)."""
+    total, kills = step, [float(np.add.reduce(step[wounds:]))]
+    if rounds > 1:
+        back = step[::-1].copy()
+        for _ in range(rounds - 1):
+            total = np.correlate(total, back, "full")
+            kills.append(float(np.add.reduce(total[wounds:])))
+    return tuple.__new__(Weights, (total, 1)), kills  # as `shoot` builds its answer
+
+
 def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     """The distribution of total damage after the last round (index = damage), and after each
     round P(total ≥ wounds).
@@ -94,13 +109,13 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     packed = exact and rounds > 1  # a single round has nothing to multiply
     if d.saintly_relics == "NONE":
         spent = _spent(a, d, exact)
+        if not exact:
+            return _float_powers(spent.num, rounds, wounds)
         step = pr.lift(spent.num, spent.den, packed, spent.den**rounds)
         total, kills = step, [_at_least(spent.num, wounds, spent.den, exact)]
         for k in range(2, rounds + 1):
-            if k < rounds:
-                total = _times(total, step, wounds if packed else None)
-            else:  # whole: from the round before, or by squaring if that was cut
-                total = pr.power(step, rounds) if packed else pr.times(total, step)
+            # cut below wounds before the last round, the last whole by squaring
+            total = _times(total, step, wounds) if k < rounds else pr.power(step, rounds)
             kills.append(_at_least(total, wounds, spent.den**k, exact))
         return Weights(pr.lower(total), spent.den**rounds), kills
     unused, used = action(a, d, True, exact)
@@ -114,7 +129,8 @@ def round_totals(s: Shoot) -> tuple[Weights, list[Fraction | float]]:
     kills = []
     for k in range(1, rounds + 1):
         below = wounds if packed and k < rounds else None
-        total = _times(power, pr.plus(u, pr.scaled(r, k)), below)
+        once = pr.scaled(r, k) if k > 1 else r  # k·R: R itself in the first round
+        total = _times(power, pr.plus(u, once), below)
         if k > 1:
             total = pr.plus(total, _times(r2, twice, below))
         kills.append(_at_least(total, wounds, den**k, exact))

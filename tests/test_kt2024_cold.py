@@ -95,9 +95,10 @@ def test_step_tables_retain_as_the_steps(rules: dict, ob: bool, cursed: bool) ->
     d = AttackDice(**rules)
     n = attack.auto_retained(d)[2]
     rolled = dice.roll(n, d.hit, d.lethal, d.reroll, cursed)
-    codes = attack._ROLL_CODES[dice.outcomes_key(n, d.hit, d.lethal, cursed)]
+    outcomes = dice.outcomes_key(n, d.hit, d.lethal, cursed)
+    assert outcomes in attack._ROLL_STATES
     args = (d, attack.applying(d, ob), rolled.crits, rolled.normals, rolled.fails, ob, 0)
-    tabulated, on_arrays = attack.retain(*args, codes), attack.retain(*args)
+    tabulated, on_arrays = attack.retain(*args, outcomes), attack.retain(*args)
     for column, other in zip(tabulated, on_arrays, strict=True):
         assert np.asarray(column).tolist() == np.asarray(other).tolist()
 
@@ -149,9 +150,9 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
     assert tabulated(AttackDice(punishing=True, rending=True), True) == []
     # obscured alone is read from the state tables too: A12 on every state
     d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
-    codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]
+    outcomes = dice.outcomes_key(4, 3, 6, False)
     args = (d, [], rolled.crits, rolled.normals, rolled.fails, True, 0)
-    assert [x.tolist() for x in attack.retain(*args, codes)] == [
+    assert [x.tolist() for x in attack.retain(*args, outcomes)] == [
         x.tolist() for x in attack.retain(*args)
     ]
 

@@ -151,7 +151,7 @@ def applying(d: AttackDice, ob: bool) -> Applying:
     if not any(amounts):  # most attacks: no step to pair
         return []
     steps = []
-    for step, x in zip(_UNSTOPPED[ob], amounts, strict=True):  # a loop: no frame (3.11)
+    for step, x in zip(_UNSTOPPED[ob], amounts, strict=False):  # a loop: no frame (3.11)
         if x:
             steps.append((step, x))
     return steps
@@ -257,6 +257,10 @@ _ROLL_CODES = {
 }
 """The state code of each outcome of every roll of up to STATE_DICE dice, keyed as its
 outcomes (`dice.outcomes_key`), before A1 adds auto crits and Accurate normals."""
+_ROLL_STATES = {key: _STATE_INDEX[codes] for key, codes in _ROLL_CODES.items()}
+"""The same outcomes' rows in `_STATES`: the state tables' input for an attack without A1."""
+for _table in (*_ROLL_CODES.values(), *_ROLL_STATES.values()):
+    _table.flags.writeable = False
 
 
 def tabulated_steps(d: AttackDice, steps: Applying) -> list[np.ndarray] | None:
@@ -282,17 +286,19 @@ def retain(
     fails: np.ndarray,
     ob: bool,
     devastating: int,
-    codes: np.ndarray | None = None,
+    outcomes: tuple[int, bool, bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A3–A12 on the rolled counts of every outcome, `steps` being `applying(d, ob)`: the
-    retained (crits, normals). Given the outcomes' state codes (`_ROLL_CODES`) and steps that
-    are tabulated, each of A4–A12 is one lookup (`tabulated_steps`, `_RETAINED`)."""
+    retained (crits, normals). Given the roll's `outcomes` (`dice.outcomes_key`, of up to
+    STATE_DICE dice) and steps that are tabulated, each of A4–A12 is one lookup from the
+    outcomes' states (`_ROLL_STATES`, `tabulated_steps`, `_RETAINED`)."""
     auto_crits, accurate, _ = auto_retained(d)
-    tables = tabulated_steps(d, steps) if codes is not None and (steps or ob) else None
+    state = _ROLL_STATES.get(outcomes)
+    tables = tabulated_steps(d, steps) if state is not None and (steps or ob) else None
     if tables is not None:
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
-            codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
-        state = _STATE_INDEX[codes]
+            shift = (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
+            state = _STATE_INDEX[_ROLL_CODES[outcomes] + shift]
         for table in tables:
             state = table[state]
         crits_after, normals_after = _RETAINED[ob]
@@ -332,8 +338,8 @@ def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept
     steps = applying(d, ob)
     if not (steps or ob or auto_crits or accurate):  # most attacks: A1–A12 keep the roll
         return rolled.as_kept()
-    codes = _ROLL_CODES.get(outcomes_key(dice, d.hit, d.lethal, cursed))
-    c, n = retain(d, steps, rolled.crits, rolled.normals, rolled.fails, ob, devastating, codes)
+    outcomes = outcomes_key(dice, d.hit, d.lethal, cursed)
+    c, n = retain(d, steps, rolled.crits, rolled.normals, rolled.fails, ob, devastating, outcomes)
     return rolled.kept(c, n)
 
 

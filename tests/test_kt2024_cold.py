@@ -29,6 +29,10 @@ def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
         for column, other in zip(rolled[:5], computed[:5], strict=True):
             assert column.tolist() == other.tolist()
         assert rolled.den == computed.den and computed.chances is None
+        kept = rolled.as_kept()  # built once with the table, the roll's own columns
+        assert kept is rolled.unchanged and computed.unchanged is None
+        shared = zip(kept, (*rolled[:2], *rolled[3:7]), strict=True)
+        assert all(column is own for column, own in shared)
         floats, exact = rolled.chances
         expected = precision.counted(computed.ways, computed.den, False)
         assert floats.num.tobytes() == expected.num.tobytes() and floats.den == 1

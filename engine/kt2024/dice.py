@@ -501,8 +501,8 @@ def _with_chances(rolled: Rolled) -> Rolled:
     read-only: shared by every shot."""
     chances = counted(rolled.ways, rolled.den, False), counted(rolled.ways, rolled.den, True)
     chances[0].num.flags.writeable = chances[1].num.flags.writeable = False
-    rolled = rolled._replace(chances=chances)
-    return rolled._replace(unchanged=rolled.as_kept())
+    rolled = Rolled(*rolled[:6], chances)
+    return Rolled(*rolled[:7], rolled.as_kept())
 
 
 _ROLLS = _tabulated()

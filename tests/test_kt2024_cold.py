@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import get_args
 
 import numpy as np
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from engine.kt2024 import attack, damage, dice, precision
 from engine.kt2024.allocation import HIT_CELL, SAVE_CELL
+from engine.kt2024.fighter import Fighter
 from engine.kt2024.scenario import AttackDice, Attacker, Defender, Reroll
 
 
@@ -30,6 +31,10 @@ def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
         for column, other in zip(rolled[:5], computed[:5], strict=True):
             assert column.tolist() == other.tolist()
         assert rolled.den == computed.den and computed.chances is None
+        kept = rolled.as_kept()  # built once with the table, the roll's own columns
+        assert kept is rolled.unchanged and computed.unchanged is None
+        shared = zip(kept, (*rolled[:2], *rolled[3:7]), strict=True)
+        assert all(column is own for column, own in shared)
         floats, exact = rolled.chances
         expected = precision.counted(computed.ways, computed.den, False)
         assert floats.num.tobytes() == expected.num.tobytes() and floats.den == 1
@@ -96,9 +101,10 @@ def test_step_tables_retain_as_the_steps(rules: dict, ob: bool, cursed: bool) ->
     d = AttackDice(**rules)
     n = attack.auto_retained(d)[2]
     rolled = dice.roll(n, d.hit, d.lethal, d.reroll, cursed)
-    codes = attack._ROLL_CODES[dice.outcomes_key(n, d.hit, d.lethal, cursed)]
-    args = (d, rolled.crits, rolled.normals, rolled.fails, ob, 0)
-    tabulated, on_arrays = attack.retain(*args, codes), attack.retain(*args)
+    outcomes = dice.outcomes_key(n, d.hit, d.lethal, cursed)
+    assert outcomes in attack._ROLL_STATES
+    args = (d, attack.applying(d, ob), rolled.crits, rolled.normals, rolled.fails, ob, 0)
+    tabulated, on_arrays = attack.retain(*args, outcomes), attack.retain(*args)
     for column, other in zip(tabulated, on_arrays, strict=True):
         assert np.asarray(column).tolist() == np.asarray(other).tolist()
 
@@ -134,6 +140,8 @@ def test_the_steps_in_the_order_of_the_spec() -> None:
     assert attack.applying(AttackDice(elite_moderate=True, elite_extreme=True), False)[0][1] == (
         "moderate"
     )
+    assert attack.applying(AttackDice(elite_extreme=True), True) == [(attack.STEPS[-1], "extreme")]
+    assert attack.applying(AttackDice(), False) == attack.applying(AttackDice(rending=True), True)
 
 
 def tabulated(d: AttackDice, ob: bool) -> list[np.ndarray] | None:
@@ -148,9 +156,9 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
     assert tabulated(AttackDice(punishing=True, rending=True), True) == []
     # obscured alone is read from the state tables too: A12 on every state
     d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
-    codes = attack._ROLL_CODES[dice.outcomes_key(4, 3, 6, False)]
-    args = (d, rolled.crits, rolled.normals, rolled.fails, True, 0)
-    assert [x.tolist() for x in attack.retain(*args, codes)] == [
+    outcomes = dice.outcomes_key(4, 3, 6, False)
+    args = (d, [], rolled.crits, rolled.normals, rolled.fails, True, 0)
+    assert [x.tolist() for x in attack.retain(*args, outcomes)] == [
         x.tolist() for x in attack.retain(*args)
     ]
 
@@ -182,7 +190,7 @@ def test_reduced_dice_are_hashed_once_as_their_values() -> None:
     assert hash(reduced) == hash(same) == AttackDice.__hash__(reduced)
     assert reduced != attack.attack_dice(replace(shooter, rending=False))
     for other in (pickle.loads(pickle.dumps(reduced)), copy.copy(reduced)):
-        assert "_hash" not in other.__dict__
+        assert other._kept_hash is None  # the kept hash stays out of pickles and copies
         assert other == reduced and hash(other) == hash(reduced)
     changed = replace(reduced, hit=4)
     assert hash(changed) == AttackDice.__hash__(changed) != hash(reduced)
@@ -205,3 +213,17 @@ def test_feel_no_pain_floats_are_the_binomials_of_every_size(threshold: int) -> 
         exact.den == expected.den == chance.denominator**3
         and exact.num.tolist() == expected.num.tolist()
     )
+
+
+def test_reduced_dice_drop_the_fields_beyond_the_dice() -> None:
+    """`attack_dice` copies an attacker's or a fighter's attributes without the fields its
+    class adds (`beyond_dice`): exactly the fields of AttackDice, and no kept hash."""
+    for cls in (AttackDice, Attacker, Fighter):
+        added = [f.name for f in fields(cls) if f.name not in AttackDice.__dataclass_fields__]
+        assert list(cls.beyond_dice) == added
+        d = cls(attacks=5, rending=True, curse_of_rot=True)
+        hash(d)
+        reduced = attack.attack_dice(d)
+        assert type(reduced) is AttackDice and reduced._kept_hash is None
+        assert set(reduced.__dict__) == {*AttackDice.__dataclass_fields__, "_kept_hash"}
+        assert reduced == replace(AttackDice(attacks=5, rending=True), curse_of_rot=False)

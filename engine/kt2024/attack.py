@@ -100,25 +100,21 @@ def rending(p: Pool, _: bool) -> Pool:
 
 
 def elite(p: Pool, kind: str) -> Pool:
-    """A11: Kasrkin elite — a fail → normal (moderate) or crit (extreme); else a normal → crit."""
+    """A11: Kasrkin elite — a fail → normal (moderate) or crit (extreme); else a normal → crit.
+    The kind is the attack's `AttackDice.elite`."""
     on_fail = p.f >= 1
     on_normal = ~on_fail & (p.nr + p.nl >= 1)
     p = p.fail_to_normal(on_fail) if kind == "moderate" else p.fail_to_crit(on_fail)
     return p.any_normal_to_crit(on_normal)
 
 
-def elite_kind(d: AttackDice) -> str:
-    """Which Elite an attack has ("" for none); moderate if both are given."""
-    return "moderate" if d.elite_moderate else "extreme" if d.elite_extreme else ""
-
-
 class Step(NamedTuple):
-    """One rule of A4–A11 (`STEPS`): its name; how much of it an attack has (falsy for none:
-    a flag, an amount x, Elite's kind); whether Obscured stops it; the step on a pool for that
-    amount (None for Mystic Scry, which scores by damage); the amounts also tabulated."""
+    """One rule of A4–A11 (`STEPS`): its name, the attribute of AttackDice that says how much
+    of it an attack has (falsy for none: a flag, an amount x, Elite's kind); whether Obscured
+    stops it; the step on a pool for that amount (None for Mystic Scry, which scores by
+    damage); the amounts also tabulated."""
 
     rule: str
-    amount: Callable[[AttackDice], object]
     obscurable: bool
     run: Callable[[Pool, Any], Pool] | None
     tabulated: tuple[object, ...]
@@ -129,15 +125,15 @@ TABULATED_AMOUNTS = 3
 _AMOUNTS = tuple(range(1, TABULATED_AMOUNTS + 1))
 
 STEPS = (
-    Step("punishing", attrgetter("punishing"), True, punishing, (True,)),
-    Step("purity_seal", attrgetter("purity_seal"), False, purity_seal, (True,)),
-    Step("close_assault", attrgetter("close_assault"), False, close_assault, (True,)),
-    Step("fails_to_norms", attrgetter("fails_to_norms"), False, fails_to_norms, _AMOUNTS),
-    Step("severe", attrgetter("severe"), False, severe, (True,)),
-    Step("norms_to_crits", attrgetter("norms_to_crits"), False, norms_to_crits, _AMOUNTS),
-    Step("mystic_scry", attrgetter("mystic_scry"), False, None, ()),
-    Step("rending", attrgetter("rending"), True, rending, (True,)),
-    Step("elite", elite_kind, False, elite, ("moderate", "extreme")),
+    Step("punishing", True, punishing, (True,)),
+    Step("purity_seal", False, purity_seal, (True,)),
+    Step("close_assault", False, close_assault, (True,)),
+    Step("fails_to_norms", False, fails_to_norms, _AMOUNTS),
+    Step("severe", False, severe, (True,)),
+    Step("norms_to_crits", False, norms_to_crits, _AMOUNTS),
+    Step("mystic_scry", False, None, ()),
+    Step("rending", True, rending, (True,)),
+    Step("elite", False, elite, ("moderate", "extreme")),
 )
 """A4–A11 in the order of the spec, each rule's condition once: `retain` runs them on arrays,
 and (but Mystic Scry) they are tables made at import (`STEP_TABLES`)."""
@@ -145,13 +141,18 @@ and (but Mystic Scry) they are tables made at import (`STEP_TABLES`)."""
 Applying = list[tuple[Step, Any]]
 """The steps of `STEPS` that apply to an attack, each with its amount, in order."""
 _UNSTOPPED = {ob: tuple(s for s in STEPS if not (ob and s.obscurable)) for ob in (False, True)}
+_AMOUNTS_OF = {ob: attrgetter(*(s.rule for s in steps)) for ob, steps in _UNSTOPPED.items()}
+"""The amounts of the steps Obscured does not stop, read at once (one C call)."""
 
 
 def applying(d: AttackDice, ob: bool) -> Applying:
     """The steps of A4–A11 that `d` has and Obscured does not stop."""
+    amounts = _AMOUNTS_OF[ob](d)
+    if not any(amounts):  # most attacks: no step to pair
+        return []
     steps = []
-    for step in _UNSTOPPED[ob]:  # a loop, not a comprehension: no frame of its own (3.11)
-        if x := step.amount(d):
+    for step, x in zip(_UNSTOPPED[ob], amounts, strict=False):  # a loop: no frame (3.11)
+        if x:
             steps.append((step, x))
     return steps
 
@@ -256,6 +257,10 @@ _ROLL_CODES = {
 }
 """The state code of each outcome of every roll of up to STATE_DICE dice, keyed as its
 outcomes (`dice.outcomes_key`), before A1 adds auto crits and Accurate normals."""
+_ROLL_STATES = {key: _STATE_INDEX[codes] for key, codes in _ROLL_CODES.items()}
+"""The same outcomes' rows in `_STATES`: the state tables' input for an attack without A1."""
+for _table in (*_ROLL_CODES.values(), *_ROLL_STATES.values()):
+    _table.flags.writeable = False
 
 
 def tabulated_steps(d: AttackDice, steps: Applying) -> list[np.ndarray] | None:
@@ -275,23 +280,25 @@ def tabulated_steps(d: AttackDice, steps: Applying) -> list[np.ndarray] | None:
 
 def retain(
     d: AttackDice,
+    steps: Applying,
     crits: np.ndarray,
     normals: np.ndarray,
     fails: np.ndarray,
     ob: bool,
     devastating: int,
-    codes: np.ndarray | None = None,
+    outcomes: tuple[int, bool, bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A3–A12 on the rolled counts of every outcome: the retained (crits, normals). Given the
-    outcomes' state codes (`_ROLL_CODES`) and steps that are tabulated, each of A4–A12 is one
-    lookup (`tabulated_steps`, `_RETAINED`); a plain attack, not obscured, needs none."""
+    """A3–A12 on the rolled counts of every outcome, `steps` being `applying(d, ob)`: the
+    retained (crits, normals). Given the roll's `outcomes` (`dice.outcomes_key`, of up to
+    STATE_DICE dice) and steps that are tabulated, each of A4–A12 is one lookup from the
+    outcomes' states (`_ROLL_STATES`, `tabulated_steps`, `_RETAINED`)."""
     auto_crits, accurate, _ = auto_retained(d)
-    steps = applying(d, ob)
-    tables = tabulated_steps(d, steps) if codes is not None and (steps or ob) else None
+    state = _ROLL_STATES.get(outcomes)
+    tables = tabulated_steps(d, steps) if state is not None and (steps or ob) else None
     if tables is not None:
         if auto_crits or accurate:  # the state (c + auto crits, ROLLED n, LOCKED Accurate, f)
-            codes = codes + (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
-        state = _STATE_INDEX[codes]
+            shift = (auto_crits * _RADIX * _RADIX + accurate) * _RADIX
+            state = _STATE_INDEX[_ROLL_CODES[outcomes] + shift]
         for table in tables:
             state = table[state]
         crits_after, normals_after = _RETAINED[ob]
@@ -302,22 +309,23 @@ def retain(
     return obscured(run_steps(d, steps, p, ob, devastating) if steps else p, ob)
 
 
-DICE_FIELDS = tuple(AttackDice.__dataclass_fields__)
-_dice_values = attrgetter(*DICE_FIELDS)
-
-
 @lru_cache(maxsize=4096)
 def attack_dice(d: AttackDice) -> AttackDice:
     """`d` reduced to the fields of §5, so other fields (wounds, piercing, ...) never split a memo.
 
-    `d` may be any object with the AttackDice attributes (a shooting attacker or a fighter).
+    `d` is an AttackDice or one of its subclasses (a shooting attacker or a fighter).
     Curse of Rot is dropped: it curses the *opponent's* dice, passed to `retained` as `cursed`.
     Built past the frozen `__init__` (19 `object.__setattr__` calls, about 6 µs of a cold
-    shot's 70): the values are those of a built AttackDice-like object, and AttackDice has no
-    `__post_init__` to run.
+    shot's 70), as a copy of `d`'s attributes without the fields its class adds
+    (`AttackDice.beyond_dice`) and its kept hash: one C copy of a dict (0.1 µs) where setting
+    each field costs 0.8 µs. AttackDice has no `__post_init__` to run.
     """
+    values = d.__dict__.copy()  # every field of d, set by its __init__ or copied as here
+    for name in d.beyond_dice:
+        del values[name]
+    values.update(curse_of_rot=False, _kept_hash=None)
     reduced = object.__new__(AttackDice)
-    reduced.__dict__.update(zip(DICE_FIELDS, _dice_values(d), strict=True), curse_of_rot=False)
+    object.__setattr__(reduced, "__dict__", values)
     return reduced  # its hash is kept on first use (`scenario.hashed_once`): it keys every memo
 
 
@@ -325,10 +333,13 @@ def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept
     """(c, n, K) of one attack (§4 + §5) as face sequences over one denominator, an entry per
     rolled outcome. Not memoised: `damage.attack_pool` is, on the same dice fields, so a cold
     shot fills one memo for its attack, not two."""
-    dice = auto_retained(d)[2]
+    auto_crits, accurate, dice = auto_retained(d)
     rolled = roll(dice, d.hit, d.lethal, d.reroll, cursed)
-    codes = _ROLL_CODES.get(outcomes_key(dice, d.hit, d.lethal, cursed))
-    c, n = retain(d, rolled.crits, rolled.normals, rolled.fails, ob, devastating, codes)
+    steps = applying(d, ob)
+    if not (steps or ob or auto_crits or accurate):  # most attacks: A1–A12 keep the roll
+        return rolled.as_kept()
+    outcomes = outcomes_key(dice, d.hit, d.lethal, cursed)
+    c, n = retain(d, steps, rolled.crits, rolled.normals, rolled.fails, ob, devastating, outcomes)
     return rolled.kept(c, n)
 
 

@@ -11,7 +11,8 @@ from .scenario import Attacker, Defender
 def save_thresholds(d: Defender) -> tuple[int, int]:
     """(success, critical) of a defence die: the invulnerable save replaces the save (§3)."""
     success = d.invulnerable_save if d.invulnerable_save is not None else d.save
-    return success, max(d.crit_save, success)
+    critical = d.crit_save
+    return success, critical if critical > success else success  # a conditional, not max()
 
 
 def piercing(a: Attacker, d: Defender, crits: int) -> int:
@@ -21,12 +22,14 @@ def piercing(a: Attacker, d: Defender, crits: int) -> int:
     """
     if d.invulnerable_save is not None:
         return 0
-    return max(a.piercing, a.piercing_crits if crits >= 1 else 0)
+    x = a.piercing
+    return a.piercing_crits if crits >= 1 and a.piercing_crits > x else x
 
 
 def collected(a: Attacker, d: Defender, crits: int) -> int:
     """D2: the number of defence dice collected."""
-    return max(0, d.defence_dice - piercing(a, d, crits))
+    dice = d.defence_dice - piercing(a, d, crits)
+    return dice if dice > 0 else 0  # a conditional, not max(): read twice a cold shot
 
 
 def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
@@ -38,10 +41,14 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     array operation over every rolled outcome. Not memoised: its one caller,
     `damage.defence_pool`, is, on the same fields.
     """
-    cover_crits = 0 if saturate else min(d.cover_crit_saves, dice)
-    cover = 0 if saturate else min(d.cover_saves, dice - cover_crits)
+    cover_crits = cover = 0
+    if not saturate and (d.cover_crit_saves or d.cover_saves):
+        cover_crits = min(d.cover_crit_saves, dice)
+        cover = min(d.cover_saves, dice - cover_crits)
     success, critical = save_thresholds(d)
     rolled = roll(dice - cover_crits - cover, success, critical, d.reroll, cursed)
+    if not (cover_crits or cover or d.indomitus or d.fails_to_norms or d.norms_to_crits):
+        return rolled.as_kept()  # most defenders: D4–D7 keep the roll
     crits, normals, fails = rolled.crits, rolled.normals, rolled.fails
     if cover_crits:  # an array pass only where a count changes
         crits = crits + cover_crits

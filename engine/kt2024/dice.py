@@ -200,10 +200,17 @@ class Rolled(NamedTuple):
     chances: tuple[Weights, Weights] | None = None
     """`ways` over `den` as weights in each precision, (float, exact), for the rolls read from
     the table built at import (`roll`); None for the others, whose pools count them."""
+    unchanged: Kept | None = None
+    """`as_kept`, built with the rolls of the table (`roll`): most attacks and defences keep
+    their roll as it is, and a cold shot then builds no `Kept` for them."""
 
     def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
         """The same outcomes after a stage that changed their crits and normals."""
         return Kept(crits, normals, self.cursed, self.ways, self.den, self.chances)
+
+    def as_kept(self) -> Kept:
+        """The same outcomes after a stage that changed no crit and no normal."""
+        return self.unchanged or self.kept(self.crits, self.normals)
 
 
 class Kept(NamedTuple):
@@ -490,10 +497,12 @@ def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
 
 
 def _with_chances(rolled: Rolled) -> Rolled:
-    """`rolled` with its weights in both precisions, read-only: shared by every shot."""
+    """`rolled` with its weights in both precisions, and as kept unchanged (`as_kept`),
+    read-only: shared by every shot."""
     chances = counted(rolled.ways, rolled.den, False), counted(rolled.ways, rolled.den, True)
     chances[0].num.flags.writeable = chances[1].num.flags.writeable = False
-    return Rolled(*rolled[:-1], chances)
+    rolled = Rolled(*rolled[:6], chances)
+    return Rolled(*rolled[:7], rolled.as_kept())
 
 
 _ROLLS = _tabulated()

@@ -31,10 +31,15 @@ def test_tabulated_rolls_are_roll_counts_with_their_weights() -> None:
         for column, other in zip(rolled[:5], computed[:5], strict=True):
             assert column.tolist() == other.tolist()
         assert rolled.den == computed.den and computed.chances is None
-        kept = rolled.as_kept()  # built once with the table, the roll's own columns
-        assert kept is rolled.unchanged and computed.unchanged is None
-        shared = zip(kept, (*rolled[:2], *rolled[3:7]), strict=True)
-        assert all(column is own for column, own in shared)
+        # kept as it is, as hits and as saves: built once with the table, the roll's own
+        # columns, each side with its allocation cells
+        assert (rolled.as_hits(), rolled.as_saves()) == rolled.kept_as and computed.kept_as is None
+        for kept, cells in zip(rolled.kept_as, (HIT_CELL, SAVE_CELL), strict=True):
+            shared = zip(kept[:6], (*rolled[:2], *rolled[3:7]), strict=True)
+            assert all(column is own for column, own in shared)
+            assert kept.cells.tolist() == cells[rolled.crits, rolled.normals].tolist()
+        plain = dice.roll_counts.__wrapped__(n, success, critical, reroll, cursed).as_hits()
+        assert plain.cells is None and plain.crits is computed.crits  # the pool finds them
         floats, exact = rolled.chances
         expected = precision.counted(computed.ways, computed.den, False)
         assert floats.num.tobytes() == expected.num.tobytes() and floats.den == 1
@@ -104,9 +109,14 @@ def test_step_tables_retain_as_the_steps(rules: dict, ob: bool, cursed: bool) ->
     outcomes = dice.outcomes_key(n, d.hit, d.lethal, cursed)
     assert outcomes in attack._ROLL_STATES
     args = (d, attack.applying(d, ob), rolled.crits, rolled.normals, rolled.fails, ob, 0)
-    tabulated, on_arrays = attack.retain(*args, outcomes), attack.retain(*args)
-    for column, other in zip(tabulated, on_arrays, strict=True):
+    (*by_tables, cells), (*on_arrays, none) = attack.retain(*args, outcomes), attack.retain(*args)
+    for column, other in zip(by_tables, on_arrays, strict=True):
         assert np.asarray(column).tolist() == np.asarray(other).tolist()
+    # the tables also give the retained dice's cells (a plain attack reads none of them); the
+    # arrays leave them to the pool
+    assert (cells is None) == (not (args[1] or ob)) and none is None
+    if cells is not None:
+        assert cells.tolist() == HIT_CELL[by_tables[0], by_tables[1]].tolist()
 
 
 def test_severe_then_rending_by_tables() -> None:
@@ -158,9 +168,10 @@ def test_untabulated_attacks_keep_the_array_steps() -> None:
     d, rolled = AttackDice(attacks=4), dice.roll(4, 3, 6, "NONE", False)
     outcomes = dice.outcomes_key(4, 3, 6, False)
     args = (d, [], rolled.crits, rolled.normals, rolled.fails, True, 0)
-    assert [x.tolist() for x in attack.retain(*args, outcomes)] == [
-        x.tolist() for x in attack.retain(*args)
-    ]
+    *by_tables, cells = attack.retain(*args, outcomes)
+    *on_arrays, none = attack.retain(*args)
+    assert [x.tolist() for x in by_tables] == [x.tolist() for x in on_arrays]
+    assert cells.tolist() == HIT_CELL[by_tables[0], by_tables[1]].tolist() and none is None
 
 
 def test_pools_keep_their_allocation_cells() -> None:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .allocation import hit_cells
 from .dice import SIMPLICES, Kept, outcomes_key, roll
 from .scenario import AttackDice
 
@@ -247,7 +248,10 @@ STEP_TABLES = _step_tables()
 
 _RETAINED = {ob: obscured(_STATES, ob) for ob in (False, True)}
 """A12 on every state, not obscured and obscured: the retained (crits, normals) of each."""
-for _table in (_STATE_INDEX, *_STATES, *_RETAINED[False], *_RETAINED[True]):
+_RETAINED_CELLS = {ob: hit_cells(*retained) for ob, retained in _RETAINED.items()}
+"""The allocation cells of those (crits, normals) as hits (`allocation.hit_cells`)."""
+for _table in (_STATE_INDEX, *_STATES, *_RETAINED[False], *_RETAINED[True],
+               *_RETAINED_CELLS.values()):  # fmt: skip
     _table.flags.writeable = False  # shared by every attack
 
 _ROLL_CODES = {
@@ -287,11 +291,12 @@ def retain(
     ob: bool,
     devastating: int,
     outcomes: tuple[int, bool, bool] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """A3–A12 on the rolled counts of every outcome, `steps` being `applying(d, ob)`: the
-    retained (crits, normals). Given the roll's `outcomes` (`dice.outcomes_key`, of up to
-    STATE_DICE dice) and steps that are tabulated, each of A4–A12 is one lookup from the
-    outcomes' states (`_ROLL_STATES`, `tabulated_steps`, `_RETAINED`)."""
+    retained (crits, normals), and their allocation cells when a table gives them. Given the
+    roll's `outcomes` (`dice.outcomes_key`, of up to STATE_DICE dice) and steps that are
+    tabulated, each of A4–A12 is one lookup from the outcomes' states (`_ROLL_STATES`,
+    `tabulated_steps`, `_RETAINED`, `_RETAINED_CELLS`)."""
     auto_crits, accurate, _ = auto_retained(d)
     state = _ROLL_STATES.get(outcomes)
     tables = tabulated_steps(d, steps) if state is not None and (steps or ob) else None
@@ -302,11 +307,11 @@ def retain(
         for table in tables:
             state = table[state]
         crits_after, normals_after = _RETAINED[ob]
-        return crits_after[state], normals_after[state]
+        return crits_after[state], normals_after[state], _RETAINED_CELLS[ob][state]
     # LOCKED normals and Severe start as scalars, the same for every outcome: a step that
     # changes them makes arrays of them, and a scenario without one pays for no arrays
     p = Pool(crits + auto_crits if auto_crits else crits, normals, accurate, fails, np.False_)
-    return obscured(run_steps(d, steps, p, ob, devastating) if steps else p, ob)
+    return (*obscured(run_steps(d, steps, p, ob, devastating) if steps else p, ob), None)
 
 
 @lru_cache(maxsize=4096)
@@ -337,10 +342,10 @@ def kept_counts(d: AttackDice, ob: bool, cursed: bool, devastating: int) -> Kept
     rolled = roll(dice, d.hit, d.lethal, d.reroll, cursed)
     steps = applying(d, ob)
     if not (steps or ob or auto_crits or accurate):  # most attacks: A1–A12 keep the roll
-        return rolled.as_kept()
+        return rolled.as_hits()
     outcomes = outcomes_key(dice, d.hit, d.lethal, cursed)
-    c, n = retain(d, steps, rolled.crits, rolled.normals, rolled.fails, ob, devastating, outcomes)
-    return rolled.kept(c, n)
+    kept = retain(d, steps, rolled.crits, rolled.normals, rolled.fails, ob, devastating, outcomes)
+    return rolled.kept(*kept)
 
 
 @lru_cache(maxsize=4096)

@@ -74,16 +74,20 @@ def weights(kept: Kept, exact: bool) -> Weights:
 def attack_pool(d: AttackDice, ob: bool, devastating: int, exact: bool) -> Pool:
     """§5 outcomes of a shooting attack; R1 adds one Devastating instance per crit."""
     kept = kept_counts(d, ob, False, devastating)
-    c, n = kept.crits, kept.normals
-    return Pool(c, n, c if devastating else None, weights(kept, exact), hit_cells(c, n))
+    c, n, cells = kept.crits, kept.normals, kept.cells
+    if cells is None:  # no table gave them (`dice.Kept.cells`)
+        cells = hit_cells(c, n)
+    return Pool(c, n, c if devastating else None, weights(kept, exact), cells)
 
 
 @lru_cache(maxsize=4096)
 def defence_pool(d: Defender, dice: int, saturate: bool, cursed: bool, exact: bool) -> Pool:
     """§6 outcomes of `dice` collected defence dice; R7 adds one 1-damage instance per curse."""
     kept = saves(d, dice, saturate, cursed)
-    cs, ns = kept.crits, kept.normals
-    return Pool(cs, ns, kept.cursed if cursed else None, weights(kept, exact), save_cells(cs, ns))
+    cs, ns, cells = kept.crits, kept.normals, kept.cells
+    if cells is None:  # no table gave them (`dice.Kept.cells`)
+        cells = save_cells(cs, ns)
+    return Pool(cs, ns, kept.cursed if cursed else None, weights(kept, exact), cells)
 
 
 class Outcomes(NamedTuple):

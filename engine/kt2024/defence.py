@@ -48,7 +48,7 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
     success, critical = save_thresholds(d)
     rolled = roll(dice - cover_crits - cover, success, critical, d.reroll, cursed)
     if not (cover_crits or cover or d.indomitus or d.fails_to_norms or d.norms_to_crits):
-        return rolled.as_kept()  # most defenders: D4–D7 keep the roll
+        return rolled.as_saves()  # most defenders: D4–D7 keep the roll
     crits, normals, fails = rolled.crits, rolled.normals, rolled.fails
     if cover_crits:  # an array pass only where a count changes
         crits = crits + cover_crits

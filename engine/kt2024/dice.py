@@ -18,6 +18,7 @@ from typing import NamedTuple, get_args
 
 import numpy as np
 
+from .allocation import hit_cells, save_cells
 from .precision import Weights, counted, slot_words, unpack
 from .scenario import MOST_ATTACKS, Reroll
 
@@ -200,17 +201,22 @@ class Rolled(NamedTuple):
     chances: tuple[Weights, Weights] | None = None
     """`ways` over `den` as weights in each precision, (float, exact), for the rolls read from
     the table built at import (`roll`); None for the others, whose pools count them."""
-    unchanged: Kept | None = None
-    """`as_kept`, built with the rolls of the table (`roll`): most attacks and defences keep
-    their roll as it is, and a cold shot then builds no `Kept` for them."""
+    kept_as: tuple[Kept, Kept] | None = None
+    """The roll kept as it is, as hits and as saves (`as_hits`, `as_saves`), each with its
+    allocation cells, built with the rolls of the table (`roll`): most attacks and defences
+    keep their roll, and a cold shot then builds no `Kept` and finds no cells for them."""
 
-    def kept(self, crits: np.ndarray, normals: np.ndarray) -> Kept:
+    def kept(self, crits: np.ndarray, normals: np.ndarray, cells: np.ndarray | None = None) -> Kept:
         """The same outcomes after a stage that changed their crits and normals."""
-        return Kept(crits, normals, self.cursed, self.ways, self.den, self.chances)
+        return Kept(crits, normals, self.cursed, self.ways, self.den, self.chances, cells)
 
-    def as_kept(self) -> Kept:
-        """The same outcomes after a stage that changed no crit and no normal."""
-        return self.unchanged or self.kept(self.crits, self.normals)
+    def as_hits(self) -> Kept:
+        """The same outcomes as hits, after a stage that changed no crit and no normal."""
+        return self.kept_as[0] if self.kept_as else self.kept(self.crits, self.normals)
+
+    def as_saves(self) -> Kept:
+        """The same outcomes as saves, after a stage that changed no crit and no normal."""
+        return self.kept_as[1] if self.kept_as else self.kept(self.crits, self.normals)
 
 
 class Kept(NamedTuple):
@@ -225,6 +231,10 @@ class Kept(NamedTuple):
     den: int
     chances: tuple[Weights, Weights] | None = None
     """The roll's weights in each precision, when it has them (`Rolled.chances`)."""
+    cells: np.ndarray | None = None
+    """The allocation cells of (crits, normals) when a table holds them: hit cells for an
+    attack's (`allocation.hit_cells`), save cells for a defence's (`save_cells`); None, and
+    the side's pool finds them."""
 
 
 class Simplex(NamedTuple):
@@ -482,6 +492,7 @@ def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
     and the 420 distinct ones cost about 7 ms at import (73 without re-rolls about 1 ms)."""
     table: dict[tuple[int, int, int, Reroll, bool], Rolled] = {}
     built: dict[tuple, Rolled] = {}
+    cells: dict[tuple[int, bool, bool], tuple[np.ndarray, np.ndarray]] = {}  # by outcomes
     for (reroll, cursed), most in TABULATED.items():
         for dice in range(most + 1):
             for success in range(2, FACES + 1):
@@ -490,19 +501,32 @@ def _tabulated() -> dict[tuple[int, int, int, Reroll, bool], Rolled]:
                     rolled = built.get(same)
                     if rolled is None:
                         rolled = roll_counts.__wrapped__(dice, success, critical, reroll, cursed)
-                        rolled = built[same] = _with_chances(rolled)
+                        key = outcomes_key(dice, success, critical, cursed)
+                        if key not in cells:
+                            cells[key] = _cells(rolled.crits, rolled.normals)
+                        rolled = built[same] = _with_chances(rolled, cells[key])
                     for asked in range(2, critical + 1) if critical == success else (critical,):
                         table[dice, success, asked, reroll, cursed] = rolled
     return table
 
 
-def _with_chances(rolled: Rolled) -> Rolled:
-    """`rolled` with its weights in both precisions, and as kept unchanged (`as_kept`),
-    read-only: shared by every shot."""
+def _cells(crits: np.ndarray, normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The allocation cells of a roll's outcomes as hits and as saves, read-only: shared by
+    every roll of those outcomes (`simplex`)."""
+    both = hit_cells(crits, normals), save_cells(crits, normals)
+    for column in both:
+        column.flags.writeable = False
+    return both
+
+
+def _with_chances(rolled: Rolled, cells: tuple[np.ndarray, np.ndarray]) -> Rolled:
+    """`rolled` with its weights in both precisions, and kept as it is as hits and as saves
+    with their `cells` (`as_hits`, `as_saves`), read-only: shared by every shot."""
     chances = counted(rolled.ways, rolled.den, False), counted(rolled.ways, rolled.den, True)
     chances[0].num.flags.writeable = chances[1].num.flags.writeable = False
     rolled = Rolled(*rolled[:6], chances)
-    return Rolled(*rolled[:7], rolled.as_kept())
+    hits, saves = (rolled.kept(rolled.crits, rolled.normals, side) for side in cells)
+    return Rolled(*rolled[:7], (hits, saves))
 
 
 _ROLLS = _tabulated()

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from kt2024_oracle import best_allocation, just_a_scratch
 from kt2024_oracle import roll as oracle_roll
 
+from engine.kt2024 import allocation
 from engine.kt2024 import dice as dice_module
-from engine.kt2024.allocation import order, raw_damage, resolve_saves, survivors
+from engine.kt2024.allocation import order, raw_damage, resolve_saves, survivors, survivors_of
 from engine.kt2024.dice import PER_DIE_MODES, at_most, roll_counts
 from engine.kt2024.scenario import Reroll
 
@@ -103,7 +104,8 @@ def test_balanced_horner_equals_the_general_sum(
     per_die_power_equals_the_general_sum(dice, success, critical, reroll, cursed, "HORNER_MODES")
 
 
-profiles = st.tuples(st.integers(0, 7), st.integers(0, 7), st.booleans())
+# damages beyond DAMAGE_TABULATED (8) too: their raw damages are computed, not read
+profiles = st.tuples(st.integers(0, 11), st.integers(0, 11), st.booleans())
 hits = st.tuples(st.integers(0, 6), st.integers(0, 6))
 saves = st.tuples(st.integers(0, 4), st.integers(0, 4))
 
@@ -129,7 +131,20 @@ def test_just_a_scratch_then_allocation_equal_the_oracle(
 ) -> None:
     cd, nd, durable = profile
     c, n, cs, ns = (np.array([v]) for v in hit + save)
-    got = [grid.ravel() for grid in resolve_saves((c, n), (cs, ns), profile, jas)]
+    codes, raw = resolve_saves((c, n), (cs, ns), profile, jas)
+    got = [int(grid.ravel()[0]) for grid in (*survivors_of(codes), raw)]
     c_star, n_star = just_a_scratch(jas, *hit, *save, cd, nd, durable)
-    _, c_left, n_left = best_allocation(c_star, n_star, *save, cd, nd, durable)
-    assert (int(got[0][0]), int(got[1][0])) == (c_left, n_left)
+    cost, c_left, n_left = best_allocation(c_star, n_star, *save, cd, nd, durable)
+    assert got == [c_left, n_left, cost]
+
+
+def test_damages_of_every_survivors_code_are_their_raw_damage() -> None:
+    """R4 and R6 of every code (c′, n′), read from the table built at import or computed
+    beyond it, against the damage written out: CD a crit, ND a normal, Durable's 1 off the
+    first crit when CD ≥ 4."""
+    for cd, nd in product(range(allocation.DAMAGE_TABULATED + 3), repeat=2):
+        for durable in (False, True):
+            got = allocation.damages((cd, nd, durable)).tolist()
+            for code, value in enumerate(got):
+                c, n = divmod(code, allocation.SIDE)
+                assert value == c * cd + n * nd - (durable and cd >= 4 and c >= 1)

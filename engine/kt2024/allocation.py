@@ -3,14 +3,13 @@
 The defender's best allocation depends only on (c*, n*, cs, ns) and on how the damage profile
 orders a crit against one and two normals (with Durable, which step it undoes): nine orders
 at most (`order`). So the closed form (`survivors`) is evaluated once, at import, for every
-count a shot can have and every order (`SURVIVORS`, about half a millisecond); an action looks
-up the outcome pairs that occur, a `take` per count, rather than a dozen array operations per
-pair.
+count a shot can have and every order (`SURVIVORS`, about half a millisecond), the survivors
+(c′, n′) as one code; and R4's raw damage of every code under the usual damage profiles
+(`damages`). An action looks up the outcome pairs that occur, a code and then its damage,
+rather than a dozen array operations per pair.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -120,22 +119,22 @@ hit-major. Counts beyond the limits point past every table, so that they fail ra
 read another pair's survivors."""
 
 
-class Survivors(NamedTuple):
-    """c′ and n′ of every pair cell under one order."""
+SIDE = MOST_ATTACKS + 1
+"""Survivors (c′, n′) as one code, c′·SIDE + n′ (`SURVIVORS`): every count of hits fits."""
+CODE_CRITS, CODE_NORMALS = (v.ravel() for v in np.indices((SIDE, SIDE)))
+"""c′ and n′ of each code."""
+CODE_CRITS.flags.writeable = CODE_NORMALS.flags.writeable = False
 
-    crits: np.ndarray
-    normals: np.ndarray
 
-
-def _survivors_of(grid: tuple[np.ndarray, ...], case: int, undo: int) -> Survivors:
-    """One order's table, kept as int64, the dtype every later step works in."""
-    table = Survivors(*(v.astype(np.int64) for v in survivors(*grid, case, undo)))
-    for column in table:
-        column.flags.writeable = False
+def _survivors_of(grid: tuple[np.ndarray, ...], case: int, undo: int) -> np.ndarray:
+    """One order's table: the code of each pair cell's (c′, n′), as intp, the index dtype."""
+    crits, normals = survivors(*grid, case, undo)
+    table = (crits * SIDE + normals).astype(np.intp)
+    table.flags.writeable = False
     return table
 
 
-def _survivor_tables() -> dict[tuple[int, int], Survivors]:
+def _survivor_tables() -> dict[tuple[int, int], np.ndarray]:
     """Every order's survivors over every pair cell; the counts in int16 (they are small, and
     it roughly halves the cost of the import)."""
     hits = (np.repeat(v, len(_SAVE_CS)).astype(np.int16) for v in (_HIT_C, _HIT_N))
@@ -146,7 +145,36 @@ def _survivor_tables() -> dict[tuple[int, int], Survivors]:
 
 
 SURVIVORS = _survivor_tables()
-"""Every order's survivors, built at import: shared by every action, never filled cold."""
+"""Every order's survivors as codes over every pair cell, built at import: shared by every
+action, never filled cold."""
+
+
+def survivors_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (c′, n′) of survivors codes: only for the rules that count them (instances)."""
+    return CODE_CRITS[codes], CODE_NORMALS[codes]
+
+
+DAMAGE_TABULATED = 8
+"""The largest critical and normal damage whose raw damage of every survivors code is a table
+built at import (`damages`; 126 profiles of 441 codes, about 0.4 MB and 0.3 ms)."""
+_DAMAGES = {
+    (cd, nd, durable): raw_damage(CODE_CRITS, CODE_NORMALS, (cd, nd, durable))
+    for cd in range(DAMAGE_TABULATED + 1)
+    for nd in range(DAMAGE_TABULATED + 1)
+    for durable in (False, True)
+    if not durable or durable_applies(durable, cd)
+}
+for _table in _DAMAGES.values():
+    _table.flags.writeable = False  # shared by every action
+
+
+def damages(profile: tuple[int, int, bool]) -> np.ndarray:
+    """R4 and R6 for every survivors code under `profile` (criticalDamage, normalDamage,
+    durable): its raw damage (`raw_damage`), read from the table built at import when it holds
+    the profile, so that a pair's damage is one lookup of its code."""
+    cd, nd, durable = profile
+    table = _DAMAGES.get((cd, nd, durable and durable_applies(durable, cd)))
+    return table if table is not None else raw_damage(CODE_CRITS, CODE_NORMALS, profile)
 
 
 def hit_cells(crits: np.ndarray, normals: np.ndarray) -> np.ndarray:
@@ -166,32 +194,31 @@ def resolve_saves(
     profile: tuple[int, int, bool],
     jas: JustAScratch,
     cells: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """R2 then R3 for every (c, n) of `hits` against every (cs, ns) of `saves`, `profile`
-    being (criticalDamage, normalDamage, durable): the crits and normals that get through,
-    and their damage, as grids (a row per hit outcome, a column per save outcome). `cells`
-    are the hits' and the saves' cells (`hit_cells`, `save_cells`) when the caller has them.
+    being (criticalDamage, normalDamage, durable): the crits and normals that get through, as
+    survivors codes (`survivors_of` reads them), and their damage, as grids (a row per hit
+    outcome, a column per save outcome). `cells` are the hits' and the saves' cells
+    (`hit_cells`, `save_cells`) when the caller has them.
 
     Just a Scratch (CRITS) is decided knowing the saves: it cancels whichever die leaves the
     lower best-allocation cost; on a tie a crit if CD ≥ ND, else a normal.
     """
     (crits, normals), (crit_saves, normal_saves) = hits, saves
-    table = SURVIVORS[order(*profile)]
+    table, damage = SURVIVORS[order(*profile)], damages(profile)
     if cells is None:
         cells = hit_cells(crits, normals), save_cells(crit_saves, normal_saves)
     hit, save = cells
     if jas == "CRITS":
-        crit_cells = hit_cells(np.maximum(crits - 1, 0), normals)[:, None] + save
-        normal_cells = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
-        k1 = raw_damage(table.crits[crit_cells], table.normals[crit_cells], profile)
-        k2 = raw_damage(table.crits[normal_cells], table.normals[normal_cells], profile)
+        k1_codes = table[hit_cells(np.maximum(crits - 1, 0), normals)[:, None] + save]
+        k2_codes = table[hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save]
+        k1, k2 = damage[k1_codes], damage[k2_codes]
         both = ((crits >= 1) & (normals >= 1))[:, None]
         crit_first = profile[0] >= profile[1]
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), (crits >= 1)[:, None])
-        pairs = np.where(cancel_crit, crit_cells, normal_cells)
-    elif jas == "NORMALS":
-        pairs = hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save
+        return np.where(cancel_crit, k1_codes, k2_codes), np.where(cancel_crit, k1, k2)
+    if jas == "NORMALS":
+        codes = table[hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save]
     else:
-        pairs = hit[:, None] + save
-    c_left, n_left = table.crits[pairs], table.normals[pairs]
-    return c_left, n_left, raw_damage(c_left, n_left, profile)
+        codes = table[hit[:, None] + save]
+    return codes, damage[codes]

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import precision as pr
-from .allocation import hit_cells, raw_damage, resolve_saves, save_cells
+from .allocation import hit_cells, raw_damage, resolve_saves, save_cells, survivors_of
 from .attack import attack_dice, kept_counts
 from .defence import collected, saves
 from .dice import Kept
@@ -225,16 +225,17 @@ def pairs(
     """`Through` of one group: R2–R3 on every pair (`resolve_saves`), R4 and R6 in their raw
     damage, R1 and R7 adding theirs, and the instances only for the rules that count them."""
     d = m.defender
-    crits, normals, raw = resolve_saves(
+    codes, raw = resolve_saves(
         (hits.crits, hits.normals), (saves_pool.crits, saves_pool.normals), profile,
         d.just_a_scratch, (hits.cells, saves_pool.cells),
     )  # fmt: skip
     relics = d.saintly_relics != "NONE"
-    if d.feel_no_pain is not None or relics:  # only R8 and R5 count the instances
+    instances, relic_groups = None, ()
+    if d.feel_no_pain is not None or relics:  # only R8 and R5 count the hits through
+        crits, normals = survivors_of(codes)
         instances = instances_of(crits, normals, profile, hits.added, saves_pool.added)
-    else:
-        instances = None
-    relic_groups = relic_changes(crits, normals, raw, profile) if relics else ()
+        if relics:
+            relic_groups = relic_changes(crits, normals, raw, profile)
     if m.devastating:
         raw = raw + (hits.added * m.devastating)[:, None]  # R1
     if m.cursed:

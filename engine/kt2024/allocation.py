@@ -109,14 +109,13 @@ def _cells(most: int) -> tuple[np.ndarray, np.ndarray]:
 
 _HIT_C, _HIT_N = _cells(MOST_ATTACKS)
 _SAVE_CS, _SAVE_NS = _cells(MOST_DEFENCE_DICE)
-_PAIRS = len(_HIT_C) * len(_SAVE_CS)
-HIT_CELL = np.full((MOST_ATTACKS + 1,) * 2, _PAIRS)
-HIT_CELL[_HIT_C, _HIT_N] = np.arange(len(_HIT_C)) * len(_SAVE_CS)
-SAVE_CELL = np.full((MOST_DEFENCE_DICE + 1,) * 2, _PAIRS)
+HIT_CELL = np.full((MOST_ATTACKS + 1,) * 2, len(_HIT_C))
+HIT_CELL[_HIT_C, _HIT_N] = np.arange(len(_HIT_C))
+SAVE_CELL = np.full((MOST_DEFENCE_DICE + 1,) * 2, len(_SAVE_CS))
 SAVE_CELL[_SAVE_CS, _SAVE_NS] = np.arange(len(_SAVE_CS))
-"""A pair's cell is its hits' cell plus its saves' cell (`HIT_CELL[c, n] + SAVE_CELL[cs, ns]`),
-hit-major. Counts beyond the limits point past every table, so that they fail rather than
-read another pair's survivors."""
+"""A pair's survivors are in its hits' cell's row (`HIT_CELL[c, n]`) and its saves' cell's
+column (`SAVE_CELL[cs, ns]`) of an order's table. Counts beyond the limits point past every
+row or column, so that they fail rather than read another pair's survivors."""
 
 
 SIDE = MOST_ATTACKS + 1
@@ -127,16 +126,17 @@ CODE_CRITS.flags.writeable = CODE_NORMALS.flags.writeable = False
 
 
 def _survivors_of(grid: tuple[np.ndarray, ...], case: int, undo: int) -> np.ndarray:
-    """One order's table: the code of each pair cell's (c′, n′), as intp, the index dtype."""
+    """One order's table: the code of each pair's (c′, n′), a row per hits' cell and a column
+    per saves' cell, as intp, the index dtype."""
     crits, normals = survivors(*grid, case, undo)
-    table = (crits * SIDE + normals).astype(np.intp)
+    table = (crits * SIDE + normals).astype(np.intp).reshape(len(_HIT_C), len(_SAVE_CS))
     table.flags.writeable = False
     return table
 
 
 def _survivor_tables() -> dict[tuple[int, int], np.ndarray]:
-    """Every order's survivors over every pair cell; the counts in int16 (they are small, and
-    it roughly halves the cost of the import)."""
+    """Every order's survivors of every pair of cells, hits' cell major; the counts in int16
+    (they are small, and it roughly halves the cost of the import)."""
     hits = (np.repeat(v, len(_SAVE_CS)).astype(np.int16) for v in (_HIT_C, _HIT_N))
     saves = (np.tile(v, len(_HIT_C)).astype(np.int16) for v in (_SAVE_CS, _SAVE_NS))
     grid = (*hits, *saves)
@@ -145,8 +145,10 @@ def _survivor_tables() -> dict[tuple[int, int], np.ndarray]:
 
 
 SURVIVORS = _survivor_tables()
-"""Every order's survivors as codes over every pair cell, built at import: shared by every
-action, never filled cold."""
+"""Every order's survivors as codes of every pair of cells, built at import: shared by every
+action, never filled cold. The pairs of some hits and some saves are the rows of the hits'
+cells, and in them the columns of the saves' cells: two `take`s (a broadcast sum of cells
+and one `take` costs twice as much)."""
 
 
 def survivors_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -178,13 +180,12 @@ def damages(profile: tuple[int, int, bool]) -> np.ndarray:
 
 
 def hit_cells(crits: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """The cells of hit outcomes (c, n): a pair's cell is its hit cell plus its save cell, so
-    the hit cells as a column plus a row of save cells is the grid of their pairs."""
+    """The cells of hit outcomes (c, n): their rows of `SURVIVORS`' tables."""
     return HIT_CELL[crits, normals]
 
 
 def save_cells(crit_saves: np.ndarray, normal_saves: np.ndarray) -> np.ndarray:
-    """The cells of save outcomes (cs, ns) (see `hit_cells`)."""
+    """The cells of save outcomes (cs, ns): their columns of `SURVIVORS`' tables."""
     return SAVE_CELL[crit_saves, normal_saves]
 
 
@@ -210,15 +211,14 @@ def resolve_saves(
         cells = hit_cells(crits, normals), save_cells(crit_saves, normal_saves)
     hit, save = cells
     if jas == "CRITS":
-        k1_codes = table[hit_cells(np.maximum(crits - 1, 0), normals)[:, None] + save]
-        k2_codes = table[hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save]
+        k1_codes = table.take(hit_cells(np.maximum(crits - 1, 0), normals), 0).take(save, 1)
+        k2_codes = table.take(hit_cells(crits, np.maximum(normals - 1, 0)), 0).take(save, 1)
         k1, k2 = damage[k1_codes], damage[k2_codes]
         both = ((crits >= 1) & (normals >= 1))[:, None]
         crit_first = profile[0] >= profile[1]
         cancel_crit = np.where(both, (k1 < k2) | ((k1 == k2) & crit_first), (crits >= 1)[:, None])
         return np.where(cancel_crit, k1_codes, k2_codes), np.where(cancel_crit, k1, k2)
     if jas == "NORMALS":
-        codes = table[hit_cells(crits, np.maximum(normals - 1, 0))[:, None] + save]
-    else:
-        codes = table[hit[:, None] + save]
+        hit = hit_cells(crits, np.maximum(normals - 1, 0))
+    codes = table.take(hit, 0).take(save, 1)
     return codes, damage[codes]

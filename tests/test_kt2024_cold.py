@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.kt2024 import attack, damage, dice, precision
+from engine.kt2024 import attack, damage, defence, dice, precision
 from engine.kt2024.allocation import HIT_CELL, SAVE_CELL
 from engine.kt2024.fighter import Fighter
 from engine.kt2024.scenario import AttackDice, Attacker, Defender, Reroll
@@ -238,3 +238,30 @@ def test_reduced_dice_drop_the_fields_beyond_the_dice() -> None:
         assert type(reduced) is AttackDice and reduced._kept_hash is None
         assert set(reduced.__dict__) == {*AttackDice.__dataclass_fields__, "_kept_hash"}
         assert reduced == replace(AttackDice(attacks=5, rending=True), curse_of_rot=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 9), st.integers(2, 6), st.integers(4, 6), st.integers(1, 4), st.booleans(),
+    st.sampled_from(["NONE", "BALANCED", "CEASELESS"]),
+)  # fmt: skip
+def test_defenders_in_cover_read_their_normals_and_cells(
+    dice_count: int, save: int, crit_save: int, cover: int, cursed: bool, reroll: Reroll
+) -> None:
+    """D3 from the table built at import (`defence._COVERED`) against its definition: the
+    rolled normal saves with the cover saves LOCKED among them, and their save cells."""
+    d = Defender(defence_dice=dice_count, save=save, crit_save=crit_save, cover_saves=cover,
+                 reroll=reroll)  # fmt: skip
+    kept = defence.saves(d, dice_count, False, cursed)
+    locked = min(cover, dice_count)
+    success, critical = defence.save_thresholds(d)
+    rolled = dice.roll(dice_count - locked, success, critical, reroll, cursed)
+    assert kept.crits.tolist() == rolled.crits.tolist()
+    assert kept.normals.tolist() == (rolled.normals + locked).tolist()
+    assert kept.ways is rolled.ways and kept.den == rolled.den
+    key = (dice.outcomes_key(dice_count - locked, success, critical, cursed), locked)
+    assert (kept.cells is not None) == (key in defence._COVERED)
+    if kept.cells is not None:
+        assert kept.cells.tolist() == SAVE_CELL[kept.crits, kept.normals].tolist()
+    pool = damage.defence_pool(d, dice_count, False, cursed, False)
+    assert pool.cells.tolist() == SAVE_CELL[pool.crits, pool.normals].tolist()

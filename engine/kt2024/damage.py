@@ -3,9 +3,10 @@
 What depends only on dice stats is memoised: `attack_pool` / `defence_pool` hold the §5 and
 §6 outcomes as count columns and weights. An action is then a handful of array operations
 over every (attack, defence) outcome pair that occurs: R2 Just a Scratch and R3 allocation in
-closed form (`allocation`), R4 instances, R6 Durable, R1 Devastating and R7 Curse of Rot adding
-their instances, R5 Saintly Relics as weighted branches, and Feel No Pain (R8) subtracting a
-binomial, one trial per damage instance. Nothing is tabulated per damage profile.
+closed form, R4 and R6 the raw damage of what gets through (`allocation`'s tables, built at
+import), R1 Devastating and R7 Curse of Rot adding their instances, R5 Saintly Relics as
+weighted branches, and Feel No Pain (R8) subtracting a binomial, one trial per damage
+instance. No memo is kept per damage profile.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .attack import attack_dice, kept_counts
 from .defence import collected, saves
 from .dice import Kept
 from .precision import Weights
-from .scenario import AttackDice, Attacker, Defender, SaintlyRelics
+from .scenario import MOST_ATTACKS, AttackDice, Attacker, Defender, SaintlyRelics
 
 RELIC_IGNORE = {"ONE_D6": Fraction(1, 6), "TWO_D6": Fraction(11, 36)}
 """R5: chance that one relic try ignores the instance — a 6 on 1D6, or on either of 2D6."""
@@ -364,7 +365,7 @@ class Thinning(NamedTuple):
     targets: np.ndarray
 
 
-FEEL_NO_PAIN_TABULATED = 20
+FEEL_NO_PAIN_TABULATED = MOST_ATTACKS
 """The most instances whose float Feel No Pain chances are tabulated at import (R8's
 thresholds 4+ to 6+, about 0.2 ms): every pool's hits, so a cold float action with Feel No
 Pain builds no binomials (about 15 µs for 8 instances)."""

@@ -8,20 +8,11 @@ from .allocation import save_cells
 from .dice import SIMPLICES, TABULATED_DICE, Kept, outcomes_key, roll
 from .scenario import MOST_DEFENCE_DICE, Attacker, Defender
 
-COVER_TABULATED = 3
-"""The most cover saves whose outcomes are tabulated (`_COVERED`)."""
-_COVERED = {
-    (key, cover): (normals := outcomes.normals + cover, save_cells(outcomes.crits, normals))
-    for key, outcomes in SIMPLICES.items()
-    for cover in range(1, COVER_TABULATED + 1)
-    if key[0] <= TABULATED_DICE and key[0] + cover <= MOST_DEFENCE_DICE
-}
-"""D3 for every roll of up to TABULATED_DICE dice, by its outcomes (`dice.outcomes_key`) and
-cover: the normal saves with the cover saves LOCKED among them, and their save cells, built
-at import (about 0.2 ms): a defender in cover whose dice nothing else changes (nine in ten
-of them) reads them rather than computing them (`saves`)."""
-for _table in (column for both in _COVERED.values() for column in both):
-    _table.flags.writeable = False  # shared by every defence pool
+
+def locked_in(normals: np.ndarray, locked: np.ndarray | int) -> np.ndarray:
+    """D3, D5a, D6: the LOCKED normal saves (cover's, Indomitus', FailsToNorms') retained
+    among the rolled normal saves, where NormsToCrits no longer reaches them."""
+    return normals + locked
 
 
 def save_thresholds(d: Defender) -> tuple[int, int]:
@@ -46,6 +37,25 @@ def collected(a: Attacker, d: Defender, crits: int) -> int:
     """D2: the number of defence dice collected."""
     dice = d.defence_dice - piercing(a, d, crits)
     return dice if dice > 0 else 0  # a conditional, not max(): read twice a cold shot
+
+
+COVER_TABULATED = 3
+"""The most cover saves whose outcomes are tabulated (`_COVERED`)."""
+_COVERED = {
+    (key, cover): (
+        normals := locked_in(outcomes.normals, cover),
+        save_cells(outcomes.crits, normals),
+    )
+    for key, outcomes in SIMPLICES.items()
+    for cover in range(1, COVER_TABULATED + 1)
+    if key[0] <= TABULATED_DICE and key[0] + cover <= MOST_DEFENCE_DICE
+}
+"""D3 for every roll of up to TABULATED_DICE dice, by its outcomes (`dice.outcomes_key`) and
+cover: the normal saves with the cover saves LOCKED among them, and their save cells, built
+at import (about 0.2 ms): a defender in cover whose dice nothing else changes (nine in ten
+of them) reads them rather than computing them (`saves`)."""
+for _table in (column for both in _COVERED.values() for column in both):
+    _table.flags.writeable = False  # shared by every defence pool
 
 
 def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
@@ -82,5 +92,5 @@ def saves(d: Defender, dice: int, saturate: bool, cursed: bool) -> Kept:
         promoted = np.minimum(d.norms_to_crits, normals)
         crits, normals = crits + promoted, normals - promoted
     if not isinstance(locked, int) or locked:
-        normals = normals + locked
+        normals = locked_in(normals, locked)
     return rolled.kept(crits, normals)

@@ -74,16 +74,12 @@ def _spent(a: Attacker, d: Defender, exact: bool) -> Weights:
 
 def _float_powers(step: np.ndarray, rounds: int, wounds: int) -> tuple[Weights, list[float]]:
     """`round_totals` in floats without relics (most multi-round shots), in its cheapest
-    shape: a round's total is the last times the action, `pr.times`' correlation (the longer
-    by the shorter reversed) with the action reversed once for every round, and its kill
-    chance is the tail's sum `_at_least` makes (over the denominator 1, which changes no
-    float)."""
-    total, kills = step, [float(np.add.reduce(step[wounds:]))]
-    if rounds > 1:
-        back = step[::-1].copy()
-        for _ in range(rounds - 1):
-            total = np.correlate(total, back, "full")
-            kills.append(float(np.add.reduce(total[wounds:])))
+    shape: a round's total is the last times the action (`pr.times`), whole, with no packing
+    or cut to decide, and its kill chance `_at_least`'s."""
+    total, kills = step, [_at_least(step, wounds, 1, False)]
+    for _ in range(rounds - 1):
+        total = pr.times(total, step)
+        kills.append(_at_least(total, wounds, 1, False))
     return tuple.__new__(Weights, (total, 1)), kills  # as `shoot` builds its answer
 
 

@@ -158,7 +158,7 @@ def survivors_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 DAMAGE_TABULATED = 8
 """The largest critical and normal damage whose raw damage of every survivors code is a table
-built at import (`damages`; 126 profiles of 441 codes, about 0.4 MB and 0.3 ms)."""
+built at import (`damages`; 126 profiles of 441 codes, about 0.4 MB and 0.6 ms)."""
 _DAMAGES = {
     (cd, nd, durable): raw_damage(CODE_CRITS, CODE_NORMALS, (cd, nd, durable))
     for cd in range(DAMAGE_TABULATED + 1)

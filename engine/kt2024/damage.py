@@ -441,8 +441,6 @@ def feel_no_pain(o: Outcomes | Through, threshold: int | None, exact: bool) -> W
     a zero changes no sum (floats keep their bits), so no mask is built. Exact numerators are
     summed as floats while that is exact, else as int64 while that fits (`addends`)."""
     if threshold is None:
-        if not exact:  # floats summed as they are (`addends`)
-            return Weights(np.bincount(o.raw, o.weights.num, 1), 1)
         num, ints = addends(o.weights, exact)
         return Weights(exact_sums(accumulate(o.raw, num, ints, 1), exact, ints), o.weights.den)
     largest, top = o.top or tops(o.raw, o.instances)  # kept by `through` for its defender's R8

@@ -228,10 +228,10 @@ def test_feel_no_pain_floats_are_the_binomials_of_every_size(threshold: int) -> 
 
 def test_reduced_dice_drop_the_fields_beyond_the_dice() -> None:
     """`attack_dice` copies an attacker's or a fighter's attributes without the fields its
-    class adds (`beyond_dice`): exactly the fields of AttackDice, and no kept hash."""
+    class adds (`attack.beyond_dice`): exactly the fields of AttackDice, and no kept hash."""
     for cls in (AttackDice, Attacker, Fighter):
         added = [f.name for f in fields(cls) if f.name not in AttackDice.__dataclass_fields__]
-        assert list(cls.beyond_dice) == added
+        assert list(attack.beyond_dice(cls)) == added
         d = cls(attacks=5, rending=True, curse_of_rot=True)
         hash(d)
         reduced = attack.attack_dice(d)

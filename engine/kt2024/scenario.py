@@ -104,15 +104,6 @@ class AttackDice:
     mystic_scry: bool = False
     curse_of_rot: bool = False
 
-    beyond_dice = ()  # not annotated: neither a field nor in __dataclass_fields__
-    """The fields a subclass adds beyond these (an attacker's, a fighter's): what
-    `attack.attack_dice` drops to reduce it to its dice."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Names the fields `cls` adds (`beyond_dice`): its own annotations, each a field."""
-        super().__init_subclass__(**kwargs)
-        cls.beyond_dice = (*cls.beyond_dice, *vars(cls).get("__annotations__", {}))
-
     @property
     def elite(self) -> str:
         """A11: which Elite the attack has ("" for none); moderate if both are given."""

@@ -395,9 +395,15 @@ def _chances(threshold: int, top: int, exact: bool) -> Weights:
 TARGETS_TABULATED = 512
 """The damages whose Feel No Pain targets are views of one table built at import (`_TARGETS`,
 512 × 21 integers): every action of up to 20 hits of up to 25 damage."""
-_TARGETS = np.add.outer(np.arange(TARGETS_TABULATED), np.arange(FEEL_NO_PAIN_TABULATED + 1))
-"""Row d, column j: d + j, the bin of damage d reduced by top − j (`thinning`'s targets: its
-first `size` rows, columns from `top` down)."""
+
+
+def _bins(size: int, top: int) -> np.ndarray:
+    """Row d, column j: d + j, the bin of damage d reduced by top − j (`thinning`'s targets
+    are its first `size` rows, columns from `top` down)."""
+    return np.add.outer(np.arange(size), np.arange(top + 1))
+
+
+_TARGETS = _bins(TARGETS_TABULATED, FEEL_NO_PAIN_TABULATED)
 _TARGETS.flags.writeable = False
 
 
@@ -408,11 +414,9 @@ def thinning(threshold: int, size: int, top: int, exact: bool) -> Thinning:
     size·(top + 1) integers: kilobytes, a view of `_TARGETS` when it holds them)."""
     fnp = _chances(threshold, top, exact)
     floats = fnp.num.astype(float) if exact else fnp.num
-    if size <= TARGETS_TABULATED and top <= FEEL_NO_PAIN_TABULATED:
-        targets = _TARGETS[:size, top::-1]
-    else:
-        targets = np.add.outer(np.arange(size), np.arange(top, -1, -1))
-    return Thinning(fnp, floats, targets)
+    held = size <= TARGETS_TABULATED and top <= FEEL_NO_PAIN_TABULATED
+    bins = _TARGETS if held else _bins(size, top)
+    return Thinning(fnp, floats, bins[:size, top::-1])
 
 
 def addends(weights: Weights, exact: bool) -> tuple[np.ndarray, bool]:

@@ -106,13 +106,7 @@ def concatenate(parts: Sequence[Outcomes | Through], exact: bool) -> Outcomes | 
     """The pairs of several parts as one, in order (a single part as it is)."""
     if len(parts) == 1:
         return parts[0]
-    if exact:
-        den = pr.common(p.weights for p in parts)
-        # int64 numerators are widened first where the common denominator is beyond int64
-        num = [Weights(pr.native(p.weights.num, den, exact), p.weights.den).rescaled(den)
-               for p in parts]  # fmt: skip
-    else:  # floats are all over 1
-        den, num = 1, [p.weights.num for p in parts]
+    num, den = pr.over_common([p.weights for p in parts], exact)
     counted = parts[0].instances is not None
     tops = [p.top for p in parts]
     return Outcomes(

@@ -104,6 +104,16 @@ def common(parts: Iterable[Weights]) -> int:
     return lcm(*(w.den for w in parts))
 
 
+def over_common(parts: Sequence[Weights], exact: bool) -> tuple[list[np.ndarray], int]:
+    """The numerators of several weight arrays over their least common denominator, and it:
+    exact int64 numerators widened first where it is beyond int64 (`native`); floats, all over
+    1, as they are."""
+    if not exact:
+        return [w.num for w in parts], 1
+    den = common(parts)
+    return [Weights(native(w.num, den, exact), w.den).rescaled(den) for w in parts], den
+
+
 def powers(base: Fraction, top: int, exact: bool) -> Weights:
     """base**h for h = 0..top, over one denominator."""
     if not exact:

@@ -9,7 +9,7 @@
 Run: `python benchmarks/bench_fresh.py [--root CHECKOUT] [--repeats 5]`; `--root` times another
 checkout (e.g. the previous commit in a `git worktree`) with the same interpreter, so before
 and after run back to back on the same machine. The header names the caller's settings of
-the variables `killmath` sets for itself (`service.cli.START_DEFAULTS`) when there are any:
+the variables `killmath` sets for itself (`service.cli.main.START_DEFAULTS`) when there are any:
 they change what a command's start costs.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from timing import seconds
 
-from service.cli import START_DEFAULTS
+from service.cli.main import START_DEFAULTS
 
 LINE = {
     "mode": "shoot",

@@ -32,7 +32,7 @@ def run(answers: dict[str, object]) -> float:
     started = time.perf_counter()
     spec = grids.parse(grid_request(), max_cells=10_000)
     jobs = grids.prepare_cells(spec)
-    thresholds = tuple(spec.thresholds(jobs))
+    thresholds = tuple(spec.thresholds(job.scenario.defender.wounds for job in jobs))
     missing = {job.key: job for job in jobs if job.key not in answers}
     answers.update(zip(missing, compute.evaluate_chunk(list(missing.values())), strict=True))
     results = [Result(job.key, answers[job.key], None, job.ignored) for job in jobs]

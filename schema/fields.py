@@ -89,7 +89,7 @@ def RuleRange(low: int, high: int) -> object:
 
 class DiceMember:
     """`Annotated` metadata of a member holding a dice expression (`2`, `"D3"`): GraphQL
-    types it with the `Dice` scalar (`schema.graphql_scalars`), whoever parses it."""
+    types it with the `Dice` scalar (`service.graphql.scalars`), whoever parses it."""
 
 
 DICE = DiceMember()

@@ -1,7 +1,7 @@
 """The errors of the bulk limits, shared by every door that enforces them.
 
 A grid and a list of matchups are refused by their size before any work is done: by REST and
-the GraphQL resolvers once the request is parsed, and by `schema.graphql_limits` before
+the GraphQL resolvers once the request is parsed, and by `service.graphql.limits` before
 GraphQL even coerces the arguments. Whichever refuses, the client reads the same error.
 """
 

@@ -4,7 +4,7 @@ Route modules each expose `routes: list[Route]` and are listed in ROUTE_MODULES,
 area (the catalog) adds its routes without touching this file's logic; a module may also
 expose `startup(state)`, run once when the app starts, in a thread of its own
 (`app.state.started` is that run's future: a route needing what a `startup` built awaits
-it), and `openapi_paths(components)` for `/openapi.json` (`service.openapi`). `create_app`
+it), and `openapi_paths(components)` for `/openapi.json` (`service.openapi.document`). `create_app`
 is also the uvicorn factory (`service.app:create_app`), so every worker builds its own app,
 cache connection and engine pool from the environment.
 
@@ -46,12 +46,12 @@ from service.middleware import ServiceMiddleware
 from service.settings import Settings, from_environment
 
 ROUTE_MODULES: list[str] = [
-    "service.routes_compute",
-    "service.routes_team",
-    "service.routes_graphql",
-    "service.routes_health",
-    "service.routes_catalog",
-    "service.openapi",
+    "service.rest.compute",
+    "service.rest.team",
+    "service.graphql.routes",
+    "service.rest.health",
+    "service.rest.catalog",
+    "service.openapi.document",
     "service.pages",
 ]
 
@@ -188,7 +188,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         flat.warm_up()  # the fight's loops, compiled or from numba's cache: fights answer now
         # The rest (the older rulesets, the GraphQL schema, the pages) is built in a thread
         # while the app already answers: a new pod serves REST fights within about a second,
-        # and GraphQL waits for `started` (`service.routes_graphql`).
+        # and GraphQL waits for `started` (`service.graphql.routes`).
         app.state.started = asyncio.get_running_loop().run_in_executor(
             None, start_the_rest, app.state, modules
         )

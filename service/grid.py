@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate, product
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import Field, StrictInt, ValidationError
+from pydantic import ValidationError
 
 from engine import collector
 from engine.errors import InputError
@@ -32,48 +32,12 @@ from engine.kt2024.canonical import fields_key, member_fields
 from schema import references
 from schema.answers.grid import GridSummary
 from schema.errors import every, from_validation_error, gathered
-from schema.fields import StrictModel
+from schema.grid import GridRequest, Profile, Situation
 from schema.kt2024 import shoot
 from schema.limits import grid_too_large
 from schema.report import ratio
 from service.cache import LRU
 from service.compute import Job, Result, encode, prepare_raw
-
-MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
-Profile = dict[str, Any]
-
-
-class Situation(StrictModel):
-    """Overrides laid over every attacker/defender pair (later members win)."""
-
-    name: str | None = None
-    attacker: Profile = Field(default_factory=dict)
-    defender: Profile = Field(default_factory=dict)
-    options: Profile = Field(default_factory=dict)
-
-
-class GridRequest(StrictModel):
-    """`POST /v1/grid` and GraphQL `matchupGrid`: kt2024 shoot over profile lists."""
-
-    ruleset: Literal["kt2024"] = "kt2024"
-    mode: Literal["shoot"] = "shoot"
-    attackers: list[Profile] = Field(min_length=1)
-    defenders: list[Profile] = Field(min_length=1)
-    situations: list[Situation] = Field(default_factory=lambda: [Situation()], min_length=1)
-    options: Profile = Field(default_factory=dict)
-    atLeast: list[Annotated[StrictInt, Field(ge=1, le=MAX_THRESHOLD)]] | None = Field(
-        None, max_length=100, description="the k of P(damage ≥ k); default 1 … max wounds"
-    )
-
-    def cells(self) -> int:
-        return len(self.attackers) * len(self.defenders) * len(self.situations)
-
-    def thresholds(self, cells: Sequence[Job]) -> list[int]:
-        """The k of P(damage ≥ k): those asked for, else 1 … the cells' largest wounds."""
-        if self.atLeast is not None:
-            return sorted(set(self.atLeast))
-        top = max(job.scenario.defender.wounds for job in cells)
-        return list(range(1, min(top, MAX_THRESHOLD) + 1))
 
 
 def parse(body: Any, max_cells: int) -> GridRequest:

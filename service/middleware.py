@@ -9,7 +9,7 @@ The body limit is enforced twice: a declared `Content-Length` above it is refuse
 body is read, and a streamed body is counted as it arrives, so a chunked upload cannot slip
 past. Either way the client gets 413 with the §12 error shape. Uploads have a limit of their
 own (`path_limits`, by path: `/v1/import` and `/graphql`, whose `importProfiles` carries a file
-in a variable; `service.routes_graphql` holds any other operation to the general limit).
+in a variable; `service.graphql.routes` holds any other operation to the general limit).
 """
 
 from __future__ import annotations

@@ -36,69 +36,26 @@ from __future__ import annotations
 import csv
 import io
 import threading
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from typing import Any, Literal
+from typing import Any, Generic, TypeVar
 
 import orjson
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from engine.errors import InputError
 from schema.answers.team_matchup import FightNumbers, ShotNumbers
 from schema.catalog import Catalog, Operative, catalog
 from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
-from schema.fields import StrictModel
 from schema.limits import team_matchup_too_large
 from schema.references import IGNORED, with_ignored
+from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
 from service import grid as grids
-from service.cache import LRU
-from service.compute import Job, Result, encode, key_member, prepare_raw
-
-Profile = dict[str, Any]
-Heuristic = Literal["MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY"]
-
-# options of the request that fights share with shots; the rest are shooting options
-SHARED_OPTIONS = ("exact", "unknownRules")
-
-
-class Side(StrictModel):
-    """One side of a team matchup: a whole kill team, or operatives by id."""
-
-    killTeamId: str | None = Field(None, description="every operative of this kill team")
-    operativeIds: list[str] | None = Field(
-        None, min_length=1, description="these operatives (a repeated id counts once)"
-    )
-
-    @model_validator(mode="after")
-    def _one_of(self) -> Side:
-        if (self.killTeamId is None) == (self.operativeIds is None):
-            raise ValueError("give exactly one of killTeamId and operativeIds")
-        return self
-
-
-class Melee(StrictModel):
-    """Ask for melee: every melee profile against every defender's melee profiles."""
-
-    strategy: Heuristic = Field("MAX_DAMAGE", description="the attacking fighter's strategy")
-    defenderStrategy: Heuristic = Field("MAX_DAMAGE", description="the defending fighter's")
-    options: Profile = Field(
-        default_factory=dict, description="fight options (`firstToAct`, `rounds`)"
-    )
-
-
-class TeamMatchupRequest(StrictModel):
-    """`POST /v1/team-matchup` and GraphQL `teamMatchup`: a kill team against another."""
-
-    attackers: Side
-    defenders: Side
-    situations: list[grids.Situation] = Field(
-        default_factory=lambda: [grids.Situation()], min_length=1
-    )
-    options: Profile = Field(default_factory=dict, description="shoot options, as in the grid")
-    melee: Melee | None = Field(None, description="also fight, with heuristic strategies")
-
+from service.cache import LRU, Tier
+from service.compute import Computer, Job, Result, encode, key_member, prepare_raw
 
 # ------------------------------------------------------------------ the request's operatives
 
@@ -456,3 +413,51 @@ def to_csv(answer: dict[str, Any]) -> str:
 def _best_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (row["attacker"], row["defender"], row.get("situation"), row["weaponProfile"],
             row.get("defenderWeaponProfile"))  # fmt: skip
+
+
+# ------------------------------------------------------------------ the run
+
+T = TypeVar("T")
+Early = TypeVar("Early")  # what `admit` answers instead of the matchup (REST: a 304)
+
+
+@dataclass
+class Answered(Generic[T]):
+    """A team matchup's rendered answer, and how its cells were found: each cell's cache
+    tier (REST's `Cache-Status`) and how many the cache answered (GraphQL's `cachedCells`)."""
+
+    body: T
+    tiers: list[Tier | None]
+
+    @property
+    def cached_cells(self) -> int:
+        return sum(1 for tier in self.tiers if tier is not None)
+
+
+async def run(
+    service: Computer,
+    plan: Plan,
+    admit: Callable[[Sequence[Job]], Awaitable[Early | None]],
+    render: Callable[[list[Result]], T],
+) -> Answered[T] | Early:
+    """Every cell of a team matchup through the cache, then `render` of their results (in
+    the pool).
+
+    `admit` sees the cells' jobs before any lookup (it charges them) and may answer instead
+    (a 304)."""
+
+    async def work() -> Answered[T] | Early:
+        jobs = await service.in_pool(prepare_cells, plan)
+        early = await admit(jobs)
+        if early is not None:
+            return early
+        answers = await service.results(jobs)
+        results: list[Result] = []
+        for found in answers:
+            if isinstance(found, InputError):  # a cross-field rule only the engine checks
+                raise found
+            results.append(found)
+        body = await service.in_pool(render, results)
+        return Answered(body, [r.tier for r in results])
+
+    return await service.within_budget(work())

@@ -1,5 +1,5 @@
 """Catalog cells asked where the catalog stands: GraphQL `WeaponProfile.versus` and
-`Operative.versus` (schema.graphql_versus).
+`Operative.versus` (service.graphql.versus).
 
 A cell is one ranged profile of a catalog operative shooting one catalog operative in one
 situation with some options: the grid's envelope (`service.grid.envelope`) of catalog

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from service_harness import Server, owned_redis, serving
 
-from service.cli import run_batch
+from service.cli.main import run_batch
 
 SPEC_DIR = Path(__file__).resolve().parent / "spec"
 """The specs' worked examples, vendored so a fresh clone tests on its own.

@@ -20,7 +20,7 @@ from graphql import (
     get_nullable_type,
 )
 
-from schema.graphql import published
+from service.graphql.schema import published
 
 SCHEMA: GraphQLSchema = published()._schema
 SERVICE_MEMBERS = ("canonicalKey", "cached")

@@ -12,11 +12,11 @@ from graphql_typed import as_rest, selection, without_nulls
 from starlette.testclient import TestClient
 
 from schema.catalog import catalog
-from schema.graphql import CONFIG
-from schema.graphql_catalog import CatalogQuery
 from schema.importers import import_text
 from schema.weapon_rules import parse_rules
 from service.app import create_app
+from service.graphql.catalog import CatalogQuery
+from service.graphql.schema import CONFIG
 from service.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -11,7 +11,7 @@ from engine.errors import InputError
 from schema import registry
 from schema.importers import MAX_BYTES, import_text
 from schema.importers.ktdash import rule_object_text
-from service import cli
+from service.cli import main as cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 KTDASH = FIXTURES / "import_ktdash.json"

@@ -60,7 +60,10 @@ def test_rest_catalog_queries(url: str) -> None:
         "test-troopers.gunner-tr-gunner-a", "test-troopers.gunner-tr-gunner-b"]  # fmt: skip
     leaders = httpx.get(f"{url}/v1/operatives", params={"keyword": "leader"}).json()
     assert {o["id"] for o in leaders["operatives"]} == {
-        "test-agents.interrogator", "test-raiders.raider-boss", "test-veterans.veteran-sergeant"}
+        "test-agents.interrogator",
+        "test-raiders.raider-boss",
+        "test-veterans.veteran-sergeant",
+    }
     splinter = httpx.get(f"{url}/v1/weapon-profiles/{SPLINTER}").json()
     assert splinter["unknown"] == ["*Poison"] and splinter["noNumericEffect"] == ['Torrent 1"']
     assert httpx.get(f"{url}/v1/operatives/kasrkin.gunner").status_code == 404  # not served

@@ -13,7 +13,7 @@ import pytest
 import schema.catalog as catalogs
 from engine.errors import InputError
 from schema.catalog.sources import SourceError, load_sources, slug, unique_ids
-from service import cli
+from service.cli import main as cli
 from service.compute import prepare, result_body
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

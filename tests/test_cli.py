@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from service.cli import main, run_batch
+from service.cli.main import main, run_batch
 
 
 def test_shoot_argument_prints_the_result(capsys) -> None:

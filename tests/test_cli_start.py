@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from schema import registry
-from service import cli
+from service.cli import main as cli
 
 SHOOT = json.dumps({"mode": "shoot", "attacker": {"attacks": 4}, "defender": {"wounds": 8}})
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from service_harness import REPO, serving
 
-from service.graphql_http import GRAPHQL_RESPONSE, JSON, Refused, negotiate
+from service.graphql.http import GRAPHQL_RESPONSE, JSON, Refused, negotiate
 
 GRAPHQL_HTTP = "graphql-http@1.23.1"
 GRAPHQL_JS = "graphql@16.15.0"  # graphql-http's peer dependency

@@ -1,4 +1,4 @@
-"""Lists completed as projections (`schema.graphql_execution.Projecting`) answer exactly what
+"""Lists completed as projections (`service.graphql.execution.Projecting`) answer exactly what
 graphql-core's own completion answers: the same data, members in the same order, the same
 errors at the same paths — for good answers, for answers graphql-core coerces, and for
 answers it refuses; over aliases, fragments, `__typename`, directives and repeated fields."""
@@ -13,9 +13,9 @@ import pytest
 import strawberry
 
 from schema.answers.grid import MatchupGrid
-from schema.graphql import CONFIG
-from schema.graphql_execution import Projecting
-from schema.graphql_outputs import output_type
+from service.graphql.execution import Projecting
+from service.graphql.outputs import output_type
+from service.graphql.schema import CONFIG
 
 
 def cell(a: int, d: int, **changes: Any) -> dict[str, Any]:

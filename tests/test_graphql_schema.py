@@ -1,6 +1,6 @@
 """The published GraphQL schema: `schema.graphql` is what the code prints, everywhere.
 
-The committed file, `killmath graphql-schema`, `strawberry export-schema schema.graphql:schema`
+The committed file, `killmath graphql-schema`, `strawberry export-schema service.graphql.schema:schema`
 and `GET /graphql/schema.graphql` (introspection off, and API keys on: the schema is public
 like /openapi.json) all give the same SDL. When this fails after a change to the schema, run
 `killmath graphql-schema schema.graphql` and list the change in CHANGELOG.md.
@@ -15,7 +15,7 @@ import httpx
 from graphql import build_schema as parse_sdl
 from service_harness import REPO, serving
 
-from schema.graphql import sdl
+from service.graphql.schema import sdl
 
 PUBLISHED = REPO / "schema.graphql"
 
@@ -34,7 +34,7 @@ def test_the_command_and_strawberry_print_it():
     ).stdout  # fmt: skip
     assert printed == PUBLISHED.read_text(encoding="utf-8")
     exported = subprocess.run(
-        [sys.executable, "-m", "strawberry", "export-schema", "schema.graphql:schema"],
+        [sys.executable, "-m", "strawberry", "export-schema", "service.graphql.schema:schema"],
         cwd=REPO, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert exported == printed

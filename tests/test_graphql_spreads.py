@@ -1,4 +1,4 @@
-"""Fragment spreads counted before validation (`schema.graphql_limits.AliasCount`).
+"""Fragment spreads counted before validation (`service.graphql.limits.AliasCount`).
 
 strawberry's alias and depth limiters walk a fragment again at every spread, so a small
 document of fragments each spreading the next twice made them walk millions of fields. The
@@ -15,8 +15,8 @@ import strawberry
 from graphql import FragmentDefinitionNode, OperationDefinitionNode, parse
 from strawberry.extensions.max_aliases import count_fields_with_alias
 
-from schema.graphql import build_schema
-from schema.graphql_limits import MAX_SPREAD_DEPTH, MAX_SPREAD_FIELDS, spread_counts
+from service.graphql.limits import MAX_SPREAD_DEPTH, MAX_SPREAD_FIELDS, spread_counts
+from service.graphql.schema import build_schema
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from graphql_typed import (
 )
 from service_harness import REPO, serving
 
-from schema.graphql_rulesets import query_name
+from service.graphql.rulesets import query_name
 
 RULESETS = ("kt2018", "kt2013", "threshold")
 EXAMPLES = [

@@ -12,7 +12,8 @@ import pytest
 
 from engine.errors import InputError
 from schema.importers import FORMATS, import_path, import_text
-from service import cli, commands_catalog
+from service.cli import catalog as commands_catalog
+from service.cli import main as cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SYSTEM = FIXTURES / "battlescribe_system"

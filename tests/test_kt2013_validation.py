@@ -9,7 +9,7 @@ import pytest
 
 from engine.errors import InputError
 from schema import registry
-from service.cli import run_batch
+from service.cli.main import run_batch
 
 SHOT = {
     "ruleset": "kt2013",

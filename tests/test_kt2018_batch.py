@@ -1,4 +1,4 @@
-"""`killmath batch` lines with `"ruleset": "kt2018"` (service.cli.run_batch)."""
+"""`killmath batch` lines with `"ruleset": "kt2018"` (service.cli.main.run_batch)."""
 
 from __future__ import annotations
 

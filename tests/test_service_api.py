@@ -13,7 +13,7 @@ from graphql_typed import SCHEMA, as_rest, query_of, variables, without_nulls
 from service_harness import cli_batch, graphql, without_service_members
 
 from engine import REVISION
-from schema.graphql import build_schema
+from service.graphql.schema import build_schema
 
 SHOOT = {
     "attacker": {"attacks": 5, "hit": 3, "lethal": 5, "piercing": 1, "reroll": "BALANCED"},

@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 from schema import registry
 from schema.answers.base import answer_model
 from service.app import create_app
-from service.openapi import VERSION
+from service.openapi.document import VERSION
 from service.settings import Settings
 
 # one envelope per registered mode (kt2013 twice: its model and vehicle answers differ)
@@ -349,7 +349,7 @@ def test_documented_error_statuses_are_the_errors_sent(document: dict[str, Any])
     assert {"NOT_FOUND", "METHOD_NOT_ALLOWED"} <= set(enum)
 
 
-# the headers the HTTP layer sets around an answer (declared by service.openapi_http and
+# the headers the HTTP layer sets around an answer (declared by service.openapi.http and
 # service.auth.document_security)
 LAYER_HEADERS = {
     "etag",

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from service import routes_graphql
 from service.app import create_app
+from service.graphql import routes as routes_graphql
 from service.settings import Settings
 
 FIGHT = {"fighterA": {"attacks": 3, "strategy": "MAX_DAMAGE"}, "fighterB": {"wounds": 7}}

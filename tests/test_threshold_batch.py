@@ -1,4 +1,4 @@
-"""`killmath batch` with `"ruleset": "threshold"` lines (service.cli.run_batch)."""
+"""`killmath batch` with `"ruleset": "threshold"` lines (service.cli.main.run_batch)."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from schema.errors import error_body
 from service import grid as grids
 from service.auth import document_security
 from service.http import JSONResponse, started
-from service.openapi_http import declare_conditional, declare_revision
+from service.openapi.http import declare_conditional, declare_revision
 
 VERSION = "2.1.0"
 """The API's version: its major part changes with every shape change (CHANGELOG.md)."""
@@ -195,7 +195,7 @@ def _grid_answer(body: dict[str, Any]) -> dict[str, Any]:
     """The JSON answer of an example grid, computed cell by cell (no cache)."""
     grid = grids.parse(body, max_cells=len(body["attackers"]) * len(body["situations"]))
     jobs = grids.prepare_cells(grid)
-    thresholds = tuple(grid.thresholds(jobs))
+    thresholds = tuple(grid.thresholds(job.scenario.defender.wounds for job in jobs))
     cells = [
         grids.cell(index, job.key, job.mode.evaluate(job.scenario), thresholds)
         for index, job in zip(grids.indices(grid), jobs, strict=True)

@@ -8,7 +8,7 @@ shape is written here, and a member added to a model appears in GraphQL without 
 Mapping: int → Int, float → Float, str → String, bool → Boolean; a member that may be
 absent (`Omitted`, the exact siblings of a float answer) → nullable; `list[X]` → [X!]; a
 nested model → its own type; `Literal` strings → an enum (SCREAMING_SNAKE names, see
-`schema.graphql_inputs.enum_for`); engine members (`dict[str, int | bool | str]`: a
+`service.graphql.inputs.enum_for`); engine members (`dict[str, int | bool | str]`: a
 profile's fields, a rule's effect) → `Kt2024Fields`, every kt2024 attacker, defender and
 fighter member, typed as the inputs are; and a distribution value that is a count or the
 state `outOfAction` (kt2018) → `value: Int` (null for the state) beside `outOfAction:
@@ -31,7 +31,7 @@ from typing import Any
 import strawberry
 from pydantic import BaseModel
 
-from schema.graphql_inputs import enum_for
+from service.graphql.inputs import enum_for
 
 SERVICE_MEMBERS = {
     "canonicalKey": (str, "the canonical key of the request: equal keys, equal answers"),
@@ -110,7 +110,7 @@ def _is_type_of(name: str) -> Any:
         returns, one that does (`tagged`, in a union) is that type only."""
         return isinstance(obj, dict) and obj.get(TYPENAME, name) == name
 
-    # what `schema.graphql_execution` checks of a plain dict in place of calling this
+    # what `service.graphql.execution` checks of a plain dict in place of calling this
     is_type_of.typename_only = True  # type: ignore[attr-defined]
     return classmethod(is_type_of)
 
@@ -187,7 +187,7 @@ def engine_fields() -> type:
     if _ENGINE_FIELDS:
         return _ENGINE_FIELDS[0]
     from schema import registry
-    from schema.graphql_inputs import member_type
+    from service.graphql.inputs import member_type
 
     annotations: dict[str, Any] = {}
     namespace: dict[str, Any] = {}

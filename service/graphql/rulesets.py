@@ -1,15 +1,15 @@
 """GraphQL queries of every ruleset: `rulesets`, and one query per ruleset and mode.
 
-kt2024's shoot and fight are `schema.graphql_kt2024`'s. Every other (ruleset, mode) gets a
+kt2024's shoot and fight are `service.graphql.kt2024`'s. Every other (ruleset, mode) gets a
 query named `<ruleset><Mode>` (`kt2018Shooting`, `thresholdAttack`) whose input is derived
-from the mode's pydantic model (`schema.graphql_inputs`) and whose answer is the mode's answer
-model as a GraphQL type (`schema.graphql_outputs`), with `canonicalKey` and `cached`; a
+from the mode's pydantic model (`service.graphql.inputs`) and whose answer is the mode's answer
+model as a GraphQL type (`service.graphql.outputs`), with `canonicalKey` and `cached`; a
 union where the mode answers in several shapes (kt2013: `Kt2013ModelResult` or
 `Kt2013VehicleResult`). A mode must be registered with its model and result models to be
 served here. A ruleset whose module fails to import is left out of the schema (and logged)
 rather than taking the whole API down.
 
-(No `from __future__ import annotations`: see `schema.graphql_kt2024`.)
+(No `from __future__ import annotations`: see `service.graphql.kt2024`.)
 """
 
 import logging
@@ -19,8 +19,8 @@ import strawberry
 from strawberry.types import Info
 
 from schema import registry
-from schema.graphql_inputs import input_type, to_body
-from schema.graphql_outputs import answer_type, tagged
+from service.graphql.inputs import input_type, to_body
+from service.graphql.outputs import answer_type, tagged
 
 log = logging.getLogger("killmath.graphql")
 

@@ -1,4 +1,4 @@
-"""OpenAPI path items of the catalog routes (`service.routes_catalog.openapi_paths`).
+"""OpenAPI path items of the catalog routes (`service.rest.catalog.openapi_paths`).
 
 Answers are the catalog answer models (`schema.answers.catalog`), which the routes validate
 every answer through; examples are read from the catalog being served (`examples`), so they
@@ -26,7 +26,7 @@ from schema.catalog.model import Catalog, Operative, WeaponProfile
 from schema.catalog.query import DEFAULT_PAGE, MAX_PAGE, cursor
 from schema.importers import FORMATS, MAX_BYTES, import_text
 from schema.weapon_rules import parse_rules
-from service.openapi import Components, error_responses, operation
+from service.openapi.document import Components, error_responses, operation
 
 EXAMPLE_PROFILE = "kasrkin.gunner.meltagun"
 EXAMPLE_TARGET = "kommandos.boy"

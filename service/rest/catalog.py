@@ -13,7 +13,7 @@
 
 Catalog answers carry `catalogVersion`, so a client can tell when its stored ids may have
 moved. Errors are the §12 body; an unknown id is a 404 with code NOT_FOUND. The routes'
-OpenAPI path items are in `service.openapi_catalog`.
+OpenAPI path items are in `service.openapi.catalog`.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
 from schema.importers import import_documents, import_text
 from schema.weapon_rules import parse_rules
-from service import openapi_catalog, validators
+from service import validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
+from service.openapi import catalog as openapi_catalog
 
 # a weapon's rules are a line of text; anything longer is not one
 MAX_RULES_TEXT = 2000

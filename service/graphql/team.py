@@ -5,7 +5,7 @@ operative ids), the grid's `SituationInput` and shooting options, and `TeamMelee
 for fights. The resolver hands the plain body to the service (`context["service"]`), which
 validates, computes and caches exactly as for REST, and whose answer dict is served as is:
 the types are derived from the answer models (`schema.answers.team_matchup.TeamMatchup`,
-with `cachedCells`) by `schema.graphql_outputs`, as the grid's are.
+with `cachedCells`) by `service.graphql.outputs`, as the grid's are.
 
 (No `from __future__ import annotations`: strawberry reads these annotations itself.)
 """
@@ -19,9 +19,9 @@ from strawberry.types.unset import UNSET
 
 from schema import registry
 from schema.answers import team_matchup as answers
-from schema.graphql_inputs import input_type, to_body
-from schema.graphql_kt2024 import RULESET, shoot_inputs
-from schema.graphql_outputs import output_type
+from service.graphql.inputs import input_type, to_body
+from service.graphql.kt2024 import RULESET, shoot_inputs
+from service.graphql.outputs import output_type
 
 
 @strawberry.enum(description="the fight strategies a team matchup plays (OPTIMAL is a search)")

@@ -13,70 +13,28 @@ request's time budget, and rendered as JSON, or as CSV on `Accept: text/csv`, wi
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine.errors import InputError
 from schema.answers.team_matchup import TeamMatchupAnswer
 from schema.catalog import catalog
+from schema.team_matchup import TeamMatchupRequest
 from service import auth, costs, validators
 from service import team_matchup as teams
-from service.cache import ByteLRU, Tier
-from service.compute import Computer, Job, Result
+from service.cache import ByteLRU
+from service.compute import Job, Result
 from service.http import answers_errors, computer, json_body
-from service.openapi import Components, error_responses, operation
-from service.openapi import json_body as json_request
-from service.openapi_catalog import examples
+from service.openapi.catalog import examples
+from service.openapi.document import Components, error_responses, operation
+from service.openapi.document import json_body as json_request
 from service.validators import ANSWER_CACHE_CONTROL
 
-Admit = Callable[[Sequence[Job]], Awaitable[Response | None]]
 VARY = "Accept, Prefer"  # CSV or JSON; the JSON with or without its cells' canonicalKey
-T = TypeVar("T")
-
-
-@dataclass
-class Answered(Generic[T]):
-    """A team matchup's rendered answer, and how its cells were found: each cell's cache
-    tier (REST's `Cache-Status`) and how many the cache answered (GraphQL's `cachedCells`)."""
-
-    body: T
-    tiers: list[Tier | None]
-
-    @property
-    def cached_cells(self) -> int:
-        return sum(1 for tier in self.tiers if tier is not None)
-
-
-async def run_team_matchup(
-    service: Computer, plan: teams.Plan, admit: Admit, render: Callable[[list[Result]], T]
-) -> Answered[T] | Response:
-    """Every cell of a team matchup through the cache, then `render` of their results (in
-    the pool).
-
-    `admit` sees the cells' jobs before any lookup (it charges them) and may answer instead
-    (a 304)."""
-
-    async def work() -> Answered[T] | Response:
-        jobs = await service.in_pool(teams.prepare_cells, plan)
-        early = await admit(jobs)
-        if early is not None:
-            return early
-        answers = await service.results(jobs)
-        results: list[Result] = []
-        for found in answers:
-            if isinstance(found, InputError):  # a cross-field rule only the engine checks
-                raise found
-            results.append(found)
-        body = await service.in_pool(render, results)
-        return Answered(body, [r.tier for r in results])
-
-    return await service.within_budget(work())
 
 
 class Rendered:
@@ -126,7 +84,7 @@ async def team_matchup(request: Request) -> Response:
 
         return RENDERED.get(tag, fresh)
 
-    answered = await run_team_matchup(computer(request), plan, admit, render)
+    answered = await teams.run(computer(request), plan, admit, render)
     if isinstance(answered, Response):
         return answered
     headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, VARY)
@@ -167,7 +125,7 @@ def openapi_paths(components: Components) -> dict[str, Any]:
         components.ref(TeamMatchupAnswer),
         example=answer,
         errors=error_responses(components),
-        requestBody=json_request(components.ref(teams.TeamMatchupRequest, "validation"), body),
+        requestBody=json_request(components.ref(TeamMatchupRequest, "validation"), body),
     )
     post["responses"]["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
     return {"/v1/team-matchup": {"post": post}}

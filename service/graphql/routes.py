@@ -1,4 +1,4 @@
-"""GraphQL at /graphql: GraphQL over HTTP (`service.graphql_http`), strawberry's schema
+"""GraphQL at /graphql: GraphQL over HTTP (`service.graphql.http`), strawberry's schema
 executing, GraphiQL for a browser, and a cache of whole replies.
 
 Resolvers reach the service through `info.context["service"]`, a thin adapter over the
@@ -27,10 +27,8 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from engine.errors import InputError
-from schema import graphql_scalars as scalars
-from schema.graphql import build_schema
 from schema.limits import too_many_matchups, versus_too_large
-from service import auth, costs, graphql_http, metrics, pages, versus
+from service import auth, costs, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
 from service.cache import ByteLRU
@@ -43,12 +41,14 @@ from service.compute import (
     prepare_each,
     prepare_raw,
 )
-from service.graphql_cost import CONTEXT_KEY, GraphQLHTTP, Tally
-from service.graphql_http import ALLOW, Params, Refused
-from service.graphql_uploads import only_uploads
+from service.graphql import http as graphql_http
+from service.graphql import scalars
+from service.graphql.cost import CONTEXT_KEY, GraphQLHTTP, Tally
+from service.graphql.http import ALLOW, Params, Refused
+from service.graphql.schema import build_schema
+from service.graphql.uploads import only_uploads
 from service.http import RateLimited, refusal, started
-from service.routes_compute import run_grid
-from service.routes_team import run_team_matchup
+from service.rest.compute import run_grid
 from service.settings import Settings
 
 
@@ -123,7 +123,7 @@ class Service:
             async def charge(jobs: Sequence[Job]) -> None:
                 await self.tally.charge(costs.of_jobs(jobs))
 
-            answered = await run_team_matchup(
+            answered = await teams.run(
                 self.computer, plan, charge, lambda results: teams.answer(plan, results)
             )
         except (InputError, BudgetExceeded, RateLimited) as exc:
@@ -303,7 +303,8 @@ class Endpoint:
 
 
 async def published_schema(request: Request) -> Response:
-    """The schema as SDL (`schema.graphql`), for clients of a server without introspection."""
+    """The schema as SDL (`service.graphql.schema`), for clients of a server without
+    introspection."""
     state = request.app.state
     await built(state)
     return Response(state.graphql_sdl, media_type="text/plain; charset=utf-8")

@@ -1,7 +1,7 @@
 """GraphQL queries of the catalog: kill teams, operatives (filtered, cursor-paginated), one
 operative or weapon profile by id, weapon-rule parsing and file imports.
 
-`CatalogQuery` is merged into the service's `Query` (schema.graphql QUERY_CLASSES). Profiles
+`CatalogQuery` is merged into the service's `Query` (service.graphql.schema QUERY_CLASSES). Profiles
 expose `fields`, the engine attacker (ranged) or fighter (melee) fields, and operatives
 `defender`, so a client can paste them into a `shoot` or `fight` input — or name the ids in a
 matchup and let `schema.references` expand them to the very same input.
@@ -19,10 +19,10 @@ from schema.answers import catalog as answers
 from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
-from schema.graphql_outputs import engine_fields, output_type
-from schema.graphql_versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
 from schema.importers import import_text
 from schema.weapon_rules import format_rules, parse_rules
+from service.graphql.outputs import engine_fields, output_type
+from service.graphql.versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
 
 Kt2024Fields = engine_fields()
 Imported = output_type(answers.ImportResult)

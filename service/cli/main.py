@@ -32,9 +32,9 @@ from schema.errors import error_body
 
 # module -> the subcommands its add_parser registers
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "service.commands_serve": ("serve",),
-    "service.commands_catalog": ("rules", "import"),
-    "service.commands_graphql": ("graphql-schema",),
+    "service.cli.serve": ("serve",),
+    "service.cli.catalog": ("rules", "import"),
+    "service.cli.graphql": ("graphql-schema",),
 }
 
 START_DEFAULTS: dict[str, str] = {
@@ -153,7 +153,3 @@ def main(argv: list[str] | None = None) -> int:
     if ends_process:
         gc.freeze()
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

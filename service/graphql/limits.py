@@ -61,7 +61,7 @@ overlapping_fields_can_be_merged.MAX_COMPLEXITY_BUDGET = VALIDATION_BUDGET
 # tokens kept 45 MB), and strawberry's caches kept 1024 of them whatever their size: distinct
 # big documents grew the process by 45 MB each. Documents above this are parsed and
 # validated afresh, like the request bodies `service.compute` does not memoise; with 256
-# cached documents (`schema.graphql`) the caches hold at most about 100 MB.
+# cached documents (`service.graphql.schema`) the caches hold at most about 100 MB.
 CACHED_DOCUMENT_CHARS = 4096
 
 

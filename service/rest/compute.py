@@ -107,7 +107,7 @@ async def run_grid(
 
     async def work() -> dict[str, Any] | Response:
         jobs = await service.in_pool(grids.prepare_cells, grid)
-        thresholds = tuple(grid.thresholds(jobs))
+        thresholds = tuple(grid.thresholds(job.scenario.defender.wounds for job in jobs))
         if admit is not None:
             early = await admit(jobs, thresholds)
             if early is not None:

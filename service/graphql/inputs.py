@@ -38,7 +38,7 @@ from strawberry.types.unset import UNSET
 
 from engine.dice_expr import DiceExpr
 from schema.fields import Choices, DiceMember
-from schema.graphql_scalars import Dice
+from service.graphql.scalars import Dice
 
 _NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 _ENUMS: dict[tuple[str, ...], type[enum.Enum]] = {}

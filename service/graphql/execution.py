@@ -4,7 +4,7 @@ graphql-core completes a list of objects item by item and field by field: a reso
 a resolve-info object, a path and a completion per selected value. A 10,000-cell
 `matchupGrid` selects some 460,000 values, and completing them took seconds where REST
 renders the same cells in a tenth of a second. Yet the answers are already JSON dicts read by
-member name (`schema.graphql_outputs.member`): completing such a list is a projection of each
+member name (`service.graphql.outputs.member`): completing such a list is a projection of each
 dict onto the selection, so `Projecting` does exactly that for a list whose whole selection
 can be projected, and leaves every other list to graphql-core.
 
@@ -50,7 +50,7 @@ from graphql import (
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 
-from schema.graphql_outputs import member
+from service.graphql.outputs import member
 
 MISS = object()
 """What a projection gives when only graphql-core's completion can answer."""
@@ -130,7 +130,7 @@ def _object(kind: GraphQLObjectType, fields: list[Field], non_null: bool) -> Com
     it is, not copied — nothing is built, so nothing is left for the collector."""
     is_type_of = kind.is_type_of
     name = kind.name
-    # `schema.graphql_outputs`' types take a dict whose `__typename`, if any, is theirs
+    # `service.graphql.outputs`' types take a dict whose `__typename`, if any, is theirs
     typename_only = getattr(is_type_of, "typename_only", False)
     keys = tuple(key for key, member_name, _ in fields if key == member_name)
     whole = [(key, done) for key, _, done in fields] if len(keys) == len(fields) else None

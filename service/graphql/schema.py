@@ -3,17 +3,17 @@
 QUERY_CLASSES names them as "module:attribute" and they are imported when the schema is
 built, so an area adds its queries with one line here (the catalog adds its CatalogQuery).
 Lists of answers are completed as projections of their JSON dicts
-(`schema.graphql_execution`). Document-level protections are strawberry extensions: parsed
+(`service.graphql.execution`). Document-level protections are strawberry extensions: parsed
 and validated documents are cached (256 documents of up to 4 KB), depth, aliases and tokens
 are bounded before any resolver runs, and list arguments are counted before they are
-coerced (the last and the caches: `schema.graphql_limits`). With `introspection=False`
+coerced (the last and the caches: `service.graphql.limits`). With `introspection=False`
 (production) a document selecting `__schema` or `__type` fails validation (graphql-core's
 NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
 
-The published schema, `schema.graphql` at the repository root, is `sdl()`: the SDL of the
+The published schema, `service.graphql.schema` at the repository root, is `sdl()`: the SDL of the
 same types without the service's extensions (they change what a document may do, not the
 schema). `killmath graphql-schema` prints it, `GET /graphql/schema.graphql` serves it (with
-introspection off too) and `strawberry export-schema schema.graphql:schema` reaches it.
+introspection off too) and `strawberry export-schema service.graphql.schema:schema` reaches it.
 """
 
 from __future__ import annotations
@@ -32,24 +32,24 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from schema.graphql_execution import Projecting
-from schema.graphql_limits import (
+from service.graphql.execution import Projecting
+from service.graphql.limits import (
     AliasCount,
     BulkLimits,
     SmallParserCache,
     SmallValidationCache,
 )
-from schema.graphql_outputs import member
-from schema.graphql_scalars import SCALARS
+from service.graphql.outputs import member
+from service.graphql.scalars import SCALARS
 
-# answers are served as their JSON dicts (schema.graphql_outputs), read by member name
+# answers are served as their JSON dicts (service.graphql.outputs), read by member name
 CONFIG = StrawberryConfig(default_resolver=member, scalar_map=SCALARS)
 
 QUERY_CLASSES: list[str] = [
-    "schema.graphql_kt2024:Kt2024Query",
-    "schema.graphql_rulesets:RulesetQuery",
-    "schema.graphql_catalog:CatalogQuery",
-    "schema.graphql_team:TeamMatchupQuery",
+    "service.graphql.kt2024:Kt2024Query",
+    "service.graphql.rulesets:RulesetQuery",
+    "service.graphql.catalog:CatalogQuery",
+    "service.graphql.team:TeamMatchupQuery",
 ]
 
 
@@ -110,12 +110,12 @@ def published() -> strawberry.Schema:
 
 
 def sdl() -> str:
-    """The published schema as SDL, ending in a newline (the file `schema.graphql`)."""
+    """The published schema as SDL, ending in a newline (the file `service.graphql.schema`)."""
     return published().as_str() + "\n"
 
 
 def __getattr__(name: str) -> strawberry.Schema:
-    """`schema.graphql:schema` for `strawberry export-schema`, built when first asked."""
+    """`service.graphql.schema:schema` for `strawberry export-schema`, built when first asked."""
     if name == "schema":
         globals()["schema"] = built = published()
         return built

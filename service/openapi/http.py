@@ -1,6 +1,6 @@
 """What the HTTP layer does around an operation, said in the OpenAPI document (issue 19).
 
-The answer models give each body its schema (`service.openapi`); the routes and the
+The answer models give each body its schema (`service.openapi.document`); the routes and the
 middleware add headers and statuses no model knows of. They are declared here, operation by
 operation (`LAYER`, by `operationId`), so a generated client sees them:
 

@@ -1,6 +1,6 @@
 """`killmath graphql-schema [file]`: the published GraphQL schema as SDL.
 
-The file `schema.graphql` at the repository root is this command's output, committed so that
+The file `service.graphql.schema` at the repository root is this command's output, committed so that
 clients (graphql-codegen, the production overlay without introspection) have the schema
 without a running server; tests/test_graphql_schema.py fails when the two drift. With a file
 argument the SDL is written there (`killmath graphql-schema schema.graphql` refreshes it).
@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from schema.graphql import sdl
+from service.graphql.schema import sdl
 
 
 def _print_schema(args: argparse.Namespace) -> int:

@@ -21,9 +21,9 @@ from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
 from schema.answers import team_matchup as answers
-from schema.graphql_inputs import to_body
-from schema.graphql_kt2024 import shoot_inputs
-from schema.graphql_outputs import output_type
+from service.graphql.inputs import to_body
+from service.graphql.kt2024 import shoot_inputs
+from service.graphql.outputs import output_type
 
 _, _, SHOOT_OPTIONS, SITUATION = shoot_inputs()
 

@@ -1,6 +1,6 @@
 """GraphQL queries of kt2024: `shoot`, `fight`, bulk `matchups` and `matchupGrid`.
 
-Inputs are derived from the registered modes' pydantic models (`schema.graphql_inputs`), so
+Inputs are derived from the registered modes' pydantic models (`service.graphql.inputs`), so
 a field added to a model appears here without an edit. The attacker, defender and fighter
 inputs also take the catalog references of `schema.references` (`operativeId`,
 `weaponProfileId`, `weaponRules`). Resolvers hand the plain body to the service found in the
@@ -21,10 +21,10 @@ from strawberry.types import Info
 from strawberry.types.unset import UNSET
 
 from schema import references, registry
-from schema.graphql_inputs import input_type, to_body
-from schema.graphql_outputs import answer_type, answer_types, tagged
-from schema.graphql_rulesets import mode_input, other_modes, query_name
-from schema.graphql_types import MatchupError, MatchupGrid
+from service.graphql.inputs import input_type, to_body
+from service.graphql.outputs import answer_type, answer_types, tagged
+from service.graphql.rulesets import mode_input, other_modes, query_name
+from service.graphql.types import MatchupError, MatchupGrid
 
 log = logging.getLogger("killmath.graphql")
 

@@ -50,6 +50,7 @@ from schema.answers.team_matchup import FightNumbers, ShotNumbers
 from schema.catalog import Catalog, Operative, catalog
 from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
+from schema.grid import GridRequest
 from schema.limits import team_matchup_too_large
 from schema.references import IGNORED, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
@@ -97,9 +98,9 @@ class Plan:
             for op, defender in product(self.attackers, self.defenders):
                 self.fights += product(_of_type(op, "melee"), _of_type(defender, "melee"))
 
-    def grid(self) -> grids.GridRequest:
+    def grid(self) -> GridRequest:
         """The ranged cells as a grid of catalog references."""
-        return grids.GridRequest(
+        return GridRequest(
             attackers=[
                 {"operativeId": p.operative_id, "weaponProfileId": p.id} for p in self.shots
             ],

@@ -13,6 +13,7 @@ from typing import Any
 
 from schema import references
 from schema.fields import given
+from schema.grid import Situation
 from service import grid as grids
 from service.compute import Result
 
@@ -28,7 +29,7 @@ def envelope(of: Cell) -> dict[str, Any]:
         {"operativeId": operative_id, "weaponProfileId": profile_id},
         {"operativeId": defender_id},
         given(options),
-        grids.Situation.model_validate(given(situation)),
+        Situation.model_validate(given(situation)),
     )
 
 

@@ -17,6 +17,7 @@ from test_kt2024_shoot_properties import scenarios as shoot_scenarios
 from engine.errors import InputError
 from engine.kt2024.canonical import member_fields
 from schema.errors import every
+from schema.grid import GridRequest
 from schema.kt2024 import shoot as shoot_schema
 from service import grid as grids
 from service.compute import Job
@@ -49,7 +50,7 @@ SITUATIONS = [
 ]
 
 
-def grid(body: dict[str, Any]) -> grids.GridRequest:
+def grid(body: dict[str, Any]) -> GridRequest:
     return grids.parse(body, max_cells=10_000)
 
 
@@ -63,7 +64,7 @@ def same_job(assembled: Job, alone: Job) -> None:
         assert member_fields(mine) == member_fields(theirs)
 
 
-def refusal(request: grids.GridRequest, prepare: Any) -> list[dict[str, Any]] | None:
+def refusal(request: GridRequest, prepare: Any) -> list[dict[str, Any]] | None:
     try:
         prepare(request)
     except InputError as exc:

@@ -35,6 +35,7 @@ from schema.answers.errors import Error
 from schema.answers.grid import GridAnswer
 from schema.answers.operations import Health, Readiness, Rulesets
 from schema.errors import error_body
+from schema.grid import GridRequest
 from service import grid as grids
 from service.auth import document_security
 from service.http import JSONResponse, started
@@ -257,7 +258,7 @@ def _computations(components: Components) -> tuple[dict[str, Any], Bodies]:
         components.ref(GridAnswer),
         example=_grid_answer(GRID_EXAMPLE),
         errors=error_responses(components),
-        requestBody=json_body(components.ref(grids.GridRequest, "validation"), GRID_EXAMPLE),
+        requestBody=json_body(components.ref(GridRequest, "validation"), GRID_EXAMPLE),
     )
     grid["responses"]["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
     paths["/v1/grid"] = {"post": grid}

@@ -24,6 +24,7 @@ from engine import REVISION
 from engine.errors import InputError
 from schema import registry
 from schema.errors import error_body
+from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
 from service.compute import Computer, Job, Result, prepare_each, prepare_raw, result_body
@@ -97,7 +98,7 @@ Admit = Callable[[Sequence[Job], Sequence[int]], Awaitable[Response | None]]
 
 
 async def run_grid(
-    service: Computer, grid: grids.GridRequest, admit: Admit | None = None
+    service: Computer, grid: GridRequest, admit: Admit | None = None
 ) -> dict[str, Any] | Response:
     """Every cell of a grid, validated in the pool, answered through the cache.
 

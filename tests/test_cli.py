@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import pty
 import subprocess
 import sys
 
+from service.cli import table
 from service.cli.main import main, run_batch
 
 
@@ -29,9 +33,82 @@ def test_shoot_reads_stdin() -> None:
     assert out["expectedDamageExact"].count("/") == 1
 
 
-def test_shoot_error_exits_non_zero(capsys) -> None:
-    assert main(["shoot", '{"attacker": {"attacks": 99}}']) == 1
-    assert json.loads(capsys.readouterr().out)["error"]["code"] == "LIMIT_EXCEEDED"
+def test_shoot_error_goes_to_stderr_with_status_2(capsys) -> None:
+    assert main(["shoot", '{"attacker": {"attacks": 99}}']) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert json.loads(captured.err)["error"]["code"] == "LIMIT_EXCEEDED"
+
+
+def _on_a_terminal(args: list[str], stdin: str = "") -> tuple[int, str]:
+    """Run `killmath` with its stdout and stderr on a pseudo-terminal, as a player's prompt
+    is: its exit status and what the terminal showed."""
+    controller, terminal = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", *args],
+        input=stdin.encode(),
+        stdout=terminal,
+        stderr=terminal,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    os.close(terminal)
+    shown = b""
+    with contextlib.suppress(OSError):  # EIO once the terminal is drained
+        while chunk := os.read(controller, 65536):
+            shown += chunk
+    os.close(controller)
+    return done.returncode, shown.decode()
+
+
+SHOT = '{"attacker": {"attacks": 4, "hit": 3}, "defender": {"save": 3, "wounds": 8}, '
+
+
+def test_a_terminal_gets_a_table_read_from_the_answer() -> None:
+    scenario = SHOT + '"options": {"exact": true}}'
+    status, shown = _on_a_terminal(["shoot", scenario])
+    assert status == 0
+    answer = json.loads(
+        subprocess.check_output([sys.executable, "-m", "service.cli", "shoot", scenario])
+    )
+    assert (
+        f"expected damage   {answer['expectedDamage']:.4f}  (= {answer['expectedDamageExact']})"
+        in shown
+    )
+    assert f"(= {answer['killProbabilityExact']})" in shown
+    rows = {
+        int(line.split()[0]): line
+        for line in shown.splitlines()
+        if line.strip()[:1].isdigit() and line.rstrip().endswith(("%", "█", *table.EIGHTHS))
+    }
+    assert list(rows) == [e["value"] for e in answer["damageDistribution"]]
+    top = max(answer["damageDistribution"], key=lambda e: e["probability"])
+    assert rows[top["value"]].rstrip().endswith("█" * table.WIDTH)
+
+
+def test_a_fight_on_a_terminal_shows_both_fighters() -> None:
+    status, shown = _on_a_terminal(["fight", "-"], stdin="{}")
+    assert status == 0
+    assert shown.count("incapacitated chance") == 2
+    assert "wounds left" in shown
+
+
+def test_json_on_a_terminal_with_json_and_stdin_as_dash() -> None:
+    status, shown = _on_a_terminal(["shoot", "--json", "-"], stdin=SHOT + '"options": {}}')
+    assert status == 0
+    assert json.loads(shown)["damageDistribution"]
+
+
+def test_an_error_on_a_terminal_reads_as_lines_on_stderr() -> None:
+    status, shown = _on_a_terminal(["shoot", '{"attacker": {"attacks": -1, "hit": 7}}'])
+    assert status == 2
+    assert "error at attacker.attacks:" in shown
+    assert "error at attacker.hit: must be between 2 and 6 (INVALID_INPUT)" in shown
+
+
+def test_bars_fall_back_to_ascii_and_show_small_chances() -> None:
+    assert table.bar(1.0, 8) == "█" * 8
+    assert table.bar(0.01, 40) == "▍"
+    assert table.bar(0.5, 8, unicode=False) == "####"
 
 
 def test_batch_keeps_order_reports_bad_lines_and_goes_on() -> None:

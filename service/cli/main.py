@@ -1,6 +1,8 @@
 """The `killmath` command line.
 
-`shoot` and `fight` evaluate one kt2024 scenario (JSON as the argument, or on stdin).
+`shoot` and `fight` evaluate one kt2024 scenario (JSON as the argument, or on stdin when it
+is absent or `-`): a readable table on a terminal (`service.cli.table`), the JSON answer when
+piped or with `--json`; an error goes to stderr with exit status 2.
 `batch` reads JSON lines of envelopes and writes one JSON line per input line, in order; a
 bad line gets `{"error": {...}, "errors": [...]}` (`schema.errors.error_body`) and the batch
 goes on; the exit status is 0 only if every line succeeded. Other subcommands live in their
@@ -29,6 +31,7 @@ import orjson
 from engine.errors import InputError
 from schema import references, registry
 from schema.errors import error_body
+from service.cli import table
 
 # module -> the subcommands its add_parser registers
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
@@ -89,10 +92,18 @@ def run_batch(lines: Iterable[str], out: TextIO) -> bool:
 
 
 def _single(args: argparse.Namespace) -> int:
-    text = args.scenario if args.scenario is not None else sys.stdin.read()
+    """One scenario: a table on a terminal, JSON when piped or with `--json`; an error on
+    stderr (as JSON too when piped, so a script can read it) with exit status 2."""
+    text = sys.stdin.read() if args.scenario in (None, "-") else args.scenario
     result, ok = evaluate_line(text, args.command)
-    print(dumps(result))
-    return 0 if ok else 1
+    as_json = args.json or not sys.stdout.isatty()
+    if not ok:
+        readable = sys.stderr.isatty() and not args.json
+        print(table.error(result) if readable else dumps(result), file=sys.stderr)
+        return 2
+    unicode = (sys.stdout.encoding or "").lower().replace("-", "") == "utf8"
+    print(dumps(result) if as_json else table.VIEWS[args.command](result, unicode=unicode))
+    return 0
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -107,7 +118,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name, what in (("shoot", "one shooting scenario"), ("fight", "one fight")):
         p = sub.add_parser(name, help=f"evaluate {what} (kt2024)")
-        p.add_argument("scenario", nargs="?", help="JSON scenario; read from stdin if absent")
+        p.add_argument("scenario", nargs="?", help="JSON scenario; read from stdin if absent or -")
+        p.add_argument(
+            "--json", action="store_true", help="print JSON on a terminal too (as when piped)"
+        )
         p.set_defaults(run=_single)
     p = sub.add_parser("batch", help="evaluate JSON lines of envelopes")
     p.add_argument("file", nargs="?", help="JSON-lines file; stdin if absent")

@@ -50,7 +50,7 @@ from schema.answers.team_matchup import FightNumbers, ShotNumbers
 from schema.catalog import Catalog, Operative, catalog
 from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
-from schema.grid import GridRequest
+from schema.grid import GridRequest, Situation
 from schema.limits import team_matchup_too_large
 from schema.references import IGNORED, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
@@ -113,6 +113,37 @@ class Plan:
         return len(self.shots) * len(self.defenders) * len(self.request.situations) + len(
             self.fights
         )
+
+    def situation_names(self) -> list[str]:
+        """Each situation's name for the answer: the one given, else `default` for one that
+        overrides nothing (the request's implicit open shot), else its 1-based place, so a
+        client never has to label a null."""
+        return [
+            situation.name or ("default" if situation == Situation() else f"situation {place}")
+            for place, situation in enumerate(self.request.situations, 1)
+        ]
+
+    def operatives(self) -> list[dict[str, Any]]:
+        """Both sides' operatives, once each (attackers first), as the catalog names them."""
+        seen = {op.id: op for op in [*self.attackers, *self.defenders]}
+        return [
+            {"id": op.id, "name": op.name, "killTeamId": op.kill_team_id, "wounds": op.wounds}
+            for op in seen.values()
+        ]
+
+    def weapon_profiles(self) -> list[dict[str, Any]]:
+        """Every profile a cell names, once, in the cells' order (ranged, then melee)."""
+        used = [*self.shots, *(p for pair in self.fights for p in pair)]
+        return [
+            {
+                "id": p.id,
+                "operativeId": p.operative_id,
+                "weapon": p.weapon,
+                "profile": p.profile,
+                "type": p.type,
+            }
+            for p in {p.id: p for p in used}.values()
+        ]
 
 
 def parse(body: Any, max_cells: int) -> Plan:
@@ -357,7 +388,9 @@ def answer(plan: Plan, answers: list[Result], *, minimal: bool = False) -> dict[
         "catalogVersion": plan.catalog.version,
         "attackers": [op.id for op in plan.attackers],
         "defenders": [op.id for op in plan.defenders],
-        "situations": [s.name for s in plan.request.situations],
+        "operatives": plan.operatives(),
+        "weaponProfiles": plan.weapon_profiles(),
+        "situations": plan.situation_names(),
         "cells": rows,
         "best": best_shots(rows),
     }
@@ -372,7 +405,7 @@ def identity(plan: Plan, jobs: Sequence[Job]) -> tuple[list[str], str]:
     key with the rules it is computed without (ranged then melee), and the rest of the body
     (the catalog version, the sides' operative ids, the situations' names, melee or not)."""
     cells = [job.key if job.ignored is None else f"{job.key}\x1f{job.ignored!r}" for job in jobs]
-    names = [s.name for s in plan.request.situations]
+    names = plan.situation_names()
     rest = [plan.catalog.version, [op.id for op in plan.attackers],
             [op.id for op in plan.defenders], names, plan.request.melee is not None]  # fmt: skip
     return cells, orjson.dumps(rest).decode()
@@ -386,8 +419,9 @@ MELEE_COLUMNS = ["expectedDamageTaken", "attackerIncapacitatedProbability"]
 
 
 def to_csv(answer: dict[str, Any]) -> str:
-    """One line per cell, ranged then melee; `best` marks the best profile's cells; the
-    `...Exact` columns follow when the request asked for exact output."""
+    """One line per cell, ranged then melee; `best` (`true` / `false`, as JSON spells them)
+    marks the best profile's cells; the `...Exact` columns follow when the request asked
+    for exact output."""
     melee = answer.get("melee")
     values = ["expectedDamage", "killProbability"] + (MELEE_COLUMNS if melee else [])
     rows: list[tuple[str, dict[str, Any]]] = [("ranged", row) for row in answer["cells"]]
@@ -403,7 +437,8 @@ def to_csv(answer: dict[str, Any]) -> str:
     for kind, row in rows:
         line = [kind, row["attacker"], row["weaponProfile"], row["defender"]]
         line += [row.get("defenderWeaponProfile", ""), row.get("situation", "")]
-        line += [_best_key(row) in best, row["expectedDamage"], row["killProbability"]]
+        line += ["true" if _best_key(row) in best else "false"]
+        line += [row["expectedDamage"], row["killProbability"]]
         line += [row[name] for name in MELEE_COLUMNS if melee and name in row]
         line += [""] * (len(MELEE_COLUMNS) if melee and kind == "ranged" else 0)
         line += [row.get(f"{name}Exact", "") for name in values] if exact else []

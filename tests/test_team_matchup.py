@@ -292,7 +292,7 @@ def test_csv_carries_every_cell(client: TestClient, melee: dict) -> None:
         assert float(row["expectedDamage"]) == cell["expectedDamage"]
         if kind == "melee":
             assert row["expectedDamageTakenExact"] == cell["expectedDamageTakenExact"]
-    best = [r for r in rows if r["best"] == "True"]
+    best = [r for r in rows if r["best"] == "true"]
     ranged_best = {(b["attacker"], b["defender"], str(b["situation"]), b["weaponProfile"])
                    for b in melee["best"]}  # fmt: skip
     assert {(r["attacker"], r["defender"], r["situation"], r["weaponProfile"])
@@ -389,6 +389,8 @@ query($attackers: TeamSideInput!, $defenders: TeamSideInput!, $situations: [Situ
   teamMatchup(attackers: $attackers, defenders: $defenders, situations: $situations,
               options: $options, melee: $melee) {
     catalogVersion attackers defenders situations cachedCells
+    operatives { id name killTeamId wounds }
+    weaponProfiles { id operativeId weapon profile type }
     cells { attacker weaponProfile defender situation expectedDamage expectedDamageExact
             killProbability killProbabilityExact canonicalKey }
     best { attacker defender situation weaponProfile expectedDamage expectedDamageExact
@@ -497,3 +499,41 @@ def test_unknown_rules_ignored_cell_by_cell(users_catalog: TestClient) -> None:
     assert (
         refused.status_code == 400 and error["field"] == "defenders" and KNIFE in error["message"]
     )
+
+
+def test_the_answer_names_what_it_draws_once(client: TestClient, melee: dict) -> None:
+    """A client can label every row, column and cell from the answer alone (issue 29)."""
+    cat = catalog()
+    named = {op["id"]: op for op in melee["operatives"]}
+    assert list(named) == list(dict.fromkeys(melee["attackers"] + melee["defenders"]))
+    for op_id, op in named.items():
+        assert (op["name"], op["killTeamId"], op["wounds"]) == (
+            cat.operatives[op_id].name, cat.operatives[op_id].kill_team_id,
+            cat.operatives[op_id].wounds)  # fmt: skip
+    profiles = {p["id"]: p for p in melee["weaponProfiles"]}
+    assert len(profiles) == len(melee["weaponProfiles"])
+    used = {c["weaponProfile"] for c in melee["cells"]}
+    used |= {
+        c[k] for c in melee["melee"]["cells"] for k in ("weaponProfile", "defenderWeaponProfile")
+    }
+    assert set(profiles) == used
+    for p in profiles.values():
+        weapon = next(
+            w
+            for w in cat.operatives[p["operativeId"]].weapons
+            for q in w.profiles
+            if q.id == p["id"]
+        )
+        assert p["weapon"] == weapon.name
+        assert p["type"] in ("ranged", "melee")
+    assert None not in melee["situations"]
+
+
+def test_unnamed_situations_are_named_for_the_answer(client: TestClient) -> None:
+    body = {**MELEE, "situations": [{}, {"name": "cover", "defender": {"coverSaves": 1}},
+                                    {"attacker": {"obscured": True}}]}  # fmt: skip
+    body.pop("melee")
+    answer = client.post("/v1/team-matchup", json=body).json()
+    assert answer["situations"] == ["default", "cover", "situation 3"]
+    plain = {k: v for k, v in MELEE.items() if k != "melee"}
+    assert client.post("/v1/team-matchup", json=plain).json()["situations"] == ["default"]

@@ -79,13 +79,43 @@ class TeamMelee(Result):
     best: list[TeamBestFight]
 
 
+class TeamOperative(Result):
+    """An operative of either side as the catalog names it, so a client can label rows and
+    columns without a second request."""
+
+    id: str
+    name: str
+    kill_team_id: str
+    wounds: int = Field(ge=1)
+
+
+class TeamWeaponProfile(Result):
+    """A weapon profile some cell uses, as the catalog names it."""
+
+    id: str
+    operative_id: str = Field(description="the operative carrying it")
+    weapon: str = Field(description="the weapon's name")
+    profile: str = Field(description="the profile's name; empty for a single-profile weapon")
+    type: str = Field(description="ranged or melee, as the catalog's weapon profiles say")
+
+
 class TeamMatchupCells(Result):
     """Every cell, ranged then melee, with the best profile of each operative pair."""
 
     catalog_version: str
     attackers: list[str] = Field(description="attacking operative ids, in order")
     defenders: list[str] = Field(description="defending operative ids, in order")
-    situations: list[str | None] = Field(description="the situations' names")
+    operatives: list[TeamOperative] = Field(
+        description="every operative of both sides, once: attackers, then the defenders "
+        "not among them"
+    )
+    weapon_profiles: list[TeamWeaponProfile] = Field(
+        description="every weapon profile a cell names, once, in the cells' order"
+    )
+    situations: list[str] = Field(
+        description="the situations' names: a situation given none is `default` when it "
+        "overrides nothing, else `situation N` (its 1-based place)"
+    )
     cells: list[TeamShotCell]
     best: list[TeamBestShot]
     melee: TeamMelee | None = Omitted("present when the request asked for melee")

@@ -8,7 +8,9 @@ A kt2024 role object may name catalog ids instead of spelling out a profile:
 
 * `attacker`: `weaponProfileId` (a ranged profile; `operativeId` optional, checked if given);
 * `defender`: `operativeId` (save, wounds, 3 defence dice, its defensive rules);
-* `fighterA` / `fighterB`: `operativeId` and `weaponProfileId` (a melee profile of it).
+* `fighterA` / `fighterB`: `operativeId` and `weaponProfileId` (a melee profile of it), or
+  `operativeId` alone: the operative fights without a weapon (as one with no melee weapon
+  does) and cannot strike back: `attacks: 0`, its wounds and defensive rules.
 
 Every other member of the object is a situational override (cover, obscured, ploys...) and
 wins over the catalog's value. `weaponRules` adds rule text to the profile's own rules before
@@ -212,6 +214,11 @@ def _expand_role(
         only = for_shooting if kind == "attacker" else for_fighting
         fields = _rule_fields([_extra_rules(body, role) or ""], role, rules)
         return {**only(fields), **overrides}
+    if kind == "fighter" and PROFILE not in body and EXTRA_RULES not in body:
+        # an operative named alone, as one with no melee weapon: it is fought, and cannot
+        # strike back (no attack dice), as in the game
+        operative = _operative(cat, str(_id(body, OPERATIVE, role)), role)
+        return {**operative.fighter_fields(), "attacks": 0, **overrides}
     if kind == "attacker":
         profile = _profile(cat, body, role, "ranged")
         return {**_weapon_fields(profile, body, role, rules), **overrides}

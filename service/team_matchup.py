@@ -52,7 +52,7 @@ from schema.catalog.model import WeaponProfile
 from schema.errors import from_validation_error
 from schema.grid import GridRequest, Situation
 from schema.limits import team_matchup_too_large
-from schema.references import IGNORED, with_ignored
+from schema.references import IGNORE, IGNORED, UNKNOWN_RULES, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
 from service import grid as grids
 from service.cache import LRU, Tier
@@ -84,6 +84,16 @@ def _of_type(op: Operative, kind: str) -> list[WeaponProfile]:
     return [p for p in op.profiles() if p.type == kind]
 
 
+@dataclass(frozen=True)
+class Fight:
+    """One melee cell: an attacking melee profile against a defender and the profile it
+    strikes back with (None for a defender with no melee weapon: fought, it cannot)."""
+
+    mine: WeaponProfile
+    defender: Operative
+    theirs: WeaponProfile | None
+
+
 class Plan:
     """The request's operatives and every cell it asks for, before any is validated."""
 
@@ -93,10 +103,20 @@ class Plan:
         self.attackers = _operatives(cat, request.attackers, "attackers")
         self.defenders = _operatives(cat, request.defenders, "defenders")
         self.shots = [p for op in self.attackers for p in _of_type(op, "ranged")]
-        self.fights: list[tuple[WeaponProfile, WeaponProfile]] = []
+        self.fights: list[Fight] = []
         if request.melee is not None:
             for op, defender in product(self.attackers, self.defenders):
-                self.fights += product(_of_type(op, "melee"), _of_type(defender, "melee"))
+                answers = _of_type(defender, "melee") or [None]  # None: it cannot strike back
+                for mine, theirs in product(_of_type(op, "melee"), answers):
+                    self.fights.append(Fight(mine, defender, theirs))
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The request's options, IGNORE for rules the engine does not model unless the
+        request says otherwise: a team matchup answers every cell it can (a kill team's own
+        rules are common), each listing what it left out in `ignoredRules`; only an explicit
+        `unknownRules: REFUSE` refuses."""
+        return {UNKNOWN_RULES: IGNORE, **self.request.options}
 
     def grid(self) -> GridRequest:
         """The ranged cells as a grid of catalog references."""
@@ -106,7 +126,7 @@ class Plan:
             ],
             defenders=[{"operativeId": op.id} for op in self.defenders],
             situations=self.request.situations,
-            options=self.request.options,
+            options=self.options,
         )
 
     def cells(self) -> int:
@@ -133,7 +153,7 @@ class Plan:
 
     def weapon_profiles(self) -> list[dict[str, Any]]:
         """Every profile a cell names, once, in the cells' order (ranged, then melee)."""
-        used = [*self.shots, *(p for pair in self.fights for p in pair)]
+        used = [*self.shots, *(p for f in self.fights for p in (f.mine, f.theirs) if p)]
         return [
             {
                 "id": p.id,
@@ -180,22 +200,25 @@ def _shot_jobs(plan: Plan) -> list[Job]:
         raise
 
 
-def fight_envelope(plan: Plan, mine: WeaponProfile, theirs: WeaponProfile) -> dict[str, Any]:
-    """The `/v1/fight` envelope of one melee cell: the attacker is fighter A."""
+def fight_envelope(plan: Plan, fight: Fight) -> dict[str, Any]:
+    """The `/v1/fight` envelope of one melee cell: the attacker is fighter A; a defender
+    with no melee weapon is named by its operative alone and cannot strike back
+    (`schema.references`)."""
     melee = plan.request.melee
     assert melee is not None
-    shared = {k: v for k, v in plan.request.options.items() if k in SHARED_OPTIONS}
+    shared = {k: v for k, v in plan.options.items() if k in SHARED_OPTIONS}
+    weapon = {} if fight.theirs is None else {"weaponProfileId": fight.theirs.id}
     return {
         "ruleset": "kt2024",
         "mode": "fight",
         "fighterA": {
-            "operativeId": mine.operative_id,
-            "weaponProfileId": mine.id,
+            "operativeId": fight.mine.operative_id,
+            "weaponProfileId": fight.mine.id,
             "strategy": melee.strategy,
         },
         "fighterB": {
-            "operativeId": theirs.operative_id,
-            "weaponProfileId": theirs.id,
+            "operativeId": fight.defender.id,
+            **weapon,
             "strategy": melee.defenderStrategy,
         },
         "options": {**shared, **melee.options},
@@ -205,15 +228,16 @@ def fight_envelope(plan: Plan, mine: WeaponProfile, theirs: WeaponProfile) -> di
 def _fight_jobs(plan: Plan) -> list[Job]:
     melee = plan.request.melee
     jobs = []
-    for mine, theirs in plan.fights:
+    for fight in plan.fights:
         try:
-            jobs.append(prepare_raw(encode(fight_envelope(plan, mine, theirs))))
+            jobs.append(prepare_raw(encode(fight_envelope(plan, fight))))
         except InputError as exc:
             head, _, rest = exc.field.partition(".")
             if head == "fighterA":
-                raise _blame(exc, "attackers", mine.id) from None
+                raise _blame(exc, "attackers", fight.mine.id) from None
             if head == "fighterB":
-                raise _blame(exc, "defenders", theirs.id) from None
+                theirs = fight.theirs.id if fight.theirs else fight.defender.id
+                raise _blame(exc, "defenders", theirs) from None
             first = rest.partition(".")[0]
             where = "melee.options" if melee and first in melee.options else "options"
             raise InputError(exc.code, f"{where}.{rest}", exc.message, exc.limit) from None
@@ -341,12 +365,13 @@ def best_shots(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def fight_rows(plan: Plan, answers: list[Result], minimal: bool = False) -> list[dict[str, Any]]:
     """The melee cells: the attacker's damage and kill chance, and what it risks."""
     rows = []
-    for (mine, theirs), answer in zip(plan.fights, answers, strict=True):
+    for fight, answer in zip(plan.fights, answers, strict=True):
+        theirs = {} if fight.theirs is None else {"defenderWeaponProfile": fight.theirs.id}
         row = {
-            "attacker": mine.operative_id,
-            "weaponProfile": mine.id,
-            "defender": theirs.operative_id,
-            "defenderWeaponProfile": theirs.id,
+            "attacker": fight.mine.operative_id,
+            "weaponProfile": fight.mine.id,
+            "defender": fight.defender.id,
+            **theirs,
             **numbers(answer),
             **key_member(answer, minimal),
         }
@@ -369,7 +394,7 @@ def best_fights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "attacker": attacker,
                 "defender": defender,
                 "weaponProfile": best["weaponProfile"],
-                "defenderWeaponProfile": best["defenderWeaponProfile"],
+                **{k: best[k] for k in ("defenderWeaponProfile",) if k in best},
                 **_values(best),
             }
         )

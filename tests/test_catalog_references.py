@@ -168,7 +168,6 @@ def test_envelopes_without_references_pass_through_unchanged() -> None:
             "fighterA.weaponProfileId",
             "needs a melee profile",
         ),
-        ({"fighterB": {"operativeId": "kasrkin.gunner"}}, "fighterB.weaponProfileId", "required"),
         (
             {"defender": {"operativeId": "kommandos.grot"}},
             "defender.operativeId",
@@ -253,3 +252,14 @@ def test_inline_profiles_may_give_their_rules_as_text() -> None:
     with pytest.raises(InputError) as err:
         references.expand({"attacker": {"weaponRules": "Lethal 5+, Poison"}})
     assert err.value.field == "attacker.weaponRules" and "'Poison'" in err.value.message
+
+
+def test_a_fighter_named_by_its_operative_alone_cannot_strike_back() -> None:
+    """An operative fought without a weapon (one with no melee weapon, in a team matchup):
+    its wounds and defensive rules, no attack dice."""
+    expanded = references.expand({"fighterB": {"operativeId": "kasrkin.gunner", "wounds": 7}})
+    assert expanded["fighterB"]["attacks"] == 0
+    assert expanded["fighterB"]["wounds"] == 7
+    with pytest.raises(InputError) as err:
+        references.expand({"fighterB": {"operativeId": ["kasrkin.gunner"]}})
+    assert err.value.field == "fighterB.operativeId"

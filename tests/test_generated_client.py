@@ -35,7 +35,9 @@ FIGHT = {
 
 
 @pytest.fixture(scope="module")
-def client_package(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+def client_package(
+    server: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ModuleType]:
     """The generated client package, importable for the module's tests."""
     root = tmp_path_factory.mktemp("generated")
     document = root / "openapi.json"
@@ -103,7 +105,9 @@ def test_fight_reads_typed_fields(client_package: ModuleType, api: object, serve
     for side, typed in (("fighterA", answer.fighter_a), ("fighterB", answer.fighter_b)):
         assert typed.incapacitated_probability == raw[side]["incapacitatedProbability"]
         assert typed.expected_damage_dealt == raw[side]["expectedDamageDealt"]
-        assert isinstance(typed.expected_damage_dealt_exact, generated(client_package, "types").Unset)
+        assert isinstance(
+            typed.expected_damage_dealt_exact, generated(client_package, "types").Unset
+        )
 
 
 def test_batch_reads_results_and_errors_in_place(client_package: ModuleType, api: object) -> None:
@@ -143,8 +147,10 @@ def test_grid_reads_typed_cells(client_package: ModuleType, api: object, server:
     assert isinstance(answer, models.GridAnswer)
     assert answer.at_least == [3, 6]
     raw = httpx.post(server.url + "/v1/grid", json=body).json()
-    assert [(c.attacker, c.expected_damage, [d.probability for d in c.damage_at_least])
-            for c in answer.cells] == [
+    assert [
+        (c.attacker, c.expected_damage, [d.probability for d in c.damage_at_least])
+        for c in answer.cells
+    ] == [
         (c["attacker"], c["expectedDamage"], [d["probability"] for d in c["damageAtLeast"]])
         for c in raw["cells"]
     ]
@@ -162,8 +168,13 @@ def test_catalog_reads(client_package: ModuleType, api: object) -> None:
     profiles = [p for w in operative.weapons for p in w.profiles]
     profile = get_profile.sync(profiles[0].id, client=api)
     assert isinstance(profile, models.WeaponProfileResult)
-    assert profile.atk == profiles[0].atk and profile.fields.additional_properties["attacks"] == profile.atk
+    assert (
+        profile.atk == profiles[0].atk
+        and profile.fields.additional_properties["attacks"] == profile.atk
+    )
     page = list_operatives.sync(client=api, first=2)
     assert len(page.operatives) == 2 and page.page_info.has_next_page
     missing = get_operative.sync("kasrkin.nobody", client=api)
-    assert isinstance(missing, models.Error) and missing.error.code == models.FieldErrorCode.NOT_FOUND
+    assert (
+        isinstance(missing, models.Error) and missing.error.code == models.FieldErrorCode.NOT_FOUND
+    )

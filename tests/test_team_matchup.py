@@ -392,18 +392,18 @@ query($attackers: TeamSideInput!, $defenders: TeamSideInput!, $situations: [Situ
     operatives { id name killTeamId wounds }
     weaponProfiles { id operativeId weapon profile type }
     cells { attacker weaponProfile defender situation expectedDamage expectedDamageExact
-            killProbability killProbabilityExact canonicalKey }
+            killProbability killProbabilityExact canonicalKey ignoredRules }
     best { attacker defender situation weaponProfile expectedDamage expectedDamageExact
-           killProbability killProbabilityExact }
+           killProbability killProbabilityExact ignoredRules }
     melee {
       cells { attacker weaponProfile defender defenderWeaponProfile expectedDamage
               expectedDamageExact killProbability killProbabilityExact expectedDamageTaken
               expectedDamageTakenExact attackerIncapacitatedProbability
-              attackerIncapacitatedProbabilityExact canonicalKey }
+              attackerIncapacitatedProbabilityExact canonicalKey ignoredRules }
       best { attacker defender weaponProfile defenderWeaponProfile expectedDamage
              expectedDamageExact killProbability killProbabilityExact expectedDamageTaken
              expectedDamageTakenExact attackerIncapacitatedProbability
-             attackerIncapacitatedProbabilityExact }
+             attackerIncapacitatedProbabilityExact ignoredRules }
     }
   }
 }"""
@@ -459,16 +459,30 @@ def users_catalog() -> Iterator[TestClient]:
         catalogs._installed.clear()
 
 
-def test_unknown_rules_refused_by_default_naming_the_profile(users_catalog: TestClient) -> None:
+def test_unknown_rules_ignored_by_default_refused_only_when_asked(
+    users_catalog: TestClient,
+) -> None:
+    """A team matchup answers every cell it can (issue 33): without `unknownRules` it is
+    IGNORE, each cell listing what it left out; only an explicit REFUSE refuses."""
     raiders = {"attackers": {"killTeamId": "test-raiders"},
                "defenders": {"killTeamId": "test-raiders"}}  # fmt: skip
-    response = users_catalog.post("/v1/team-matchup", json=raiders)
+    answer = _post(users_catalog, "/v1/team-matchup", raiders)
+    ignoring = _post(users_catalog, "/v1/team-matchup",
+                     {**raiders, "options": {"unknownRules": "IGNORE"}})  # fmt: skip
+    assert answer == ignoring
+    assert {tuple(c["ignoredRules"]) for c in answer["cells"] if c["weaponProfile"] == SPLINTER} == {
+        ("*Poison",)}  # fmt: skip
+    explicit = {**raiders, "options": {"unknownRules": "REFUSE"}}
+    response = users_catalog.post("/v1/team-matchup", json=explicit)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["field"] == "attackers"
     assert SPLINTER in error["message"] and "'*Poison'" in error["message"]
-    explicit = {**raiders, "options": {"unknownRules": "REFUSE"}}
-    assert users_catalog.post("/v1/team-matchup", json=explicit).json()["error"] == error
+    single = {
+        "attacker": {"weaponProfileId": SPLINTER},
+        "defender": {"operativeId": SPLINTER.rsplit(".", 1)[0]},
+    }
+    assert users_catalog.post("/v1/shoot", json=single).status_code == 400  # its default kept
 
 
 def test_unknown_rules_ignored_cell_by_cell(users_catalog: TestClient) -> None:
@@ -494,7 +508,9 @@ def test_unknown_rules_ignored_cell_by_cell(users_catalog: TestClient) -> None:
     fights = _post(users_catalog, "/v1/team-matchup", melee)["melee"]["cells"]
     knives = [c for c in fights if c["weaponProfile"] == KNIFE]
     assert knives and all("Blaze *" in c["ignoredRules"] for c in knives)
-    refused = users_catalog.post("/v1/team-matchup", json={**melee, "options": {}})
+    refused = users_catalog.post(
+        "/v1/team-matchup", json={**melee, "options": {"unknownRules": "REFUSE"}}
+    )
     error = refused.json()["error"]  # the first fight refused is one the knife fights back in
     assert (
         refused.status_code == 400 and error["field"] == "defenders" and KNIFE in error["message"]
@@ -537,3 +553,35 @@ def test_unnamed_situations_are_named_for_the_answer(client: TestClient) -> None
     assert answer["situations"] == ["default", "cover", "situation 3"]
     plain = {k: v for k, v in MELEE.items() if k != "melee"}
     assert client.post("/v1/team-matchup", json=plain).json()["situations"] == ["default"]
+
+
+def test_a_defender_without_a_melee_weapon_is_fought_and_cannot_strike_back(
+    users_catalog: TestClient,
+) -> None:
+    """Issue 33: every attacking melee profile fights every defending operative; one with
+    no melee weapon gets a cell without `defenderWeaponProfile`, as its `/v1/fight` with the
+    operative named alone answers, and deals nothing back."""
+    body = {"attackers": {"operativeIds": ["test-raiders.raider-boss"]},
+            "defenders": {"killTeamId": "test-raiders"}, "options": {"exact": True},
+            "melee": {}}  # fmt: skip
+    answer = _post(users_catalog, "/v1/team-matchup", body)
+    fights = answer["melee"]["cells"]
+    assert {c["defender"] for c in fights} == set(answer["defenders"])
+    unarmed = [c for c in fights if "defenderWeaponProfile" not in c]
+    assert {c["defender"] for c in unarmed} == {
+        "test-raiders.raider-warrior-tst-raid-war", "test-raiders.raider-warrior-tst-raid-war2"}  # fmt: skip
+    for cell in unarmed:
+        single = _post(users_catalog, "/v1/fight", {
+            "fighterA": {"operativeId": cell["attacker"], "weaponProfileId": cell["weaponProfile"],
+                         "strategy": "MAX_DAMAGE"},
+            "fighterB": {"operativeId": cell["defender"], "strategy": "MAX_DAMAGE"},
+            "options": {"exact": True, "unknownRules": "IGNORE"}})  # fmt: skip
+        assert cell["canonicalKey"] == single["canonicalKey"]
+        assert cell["killProbabilityExact"] == single["fighterB"]["incapacitatedProbabilityExact"]
+        assert cell["expectedDamageTakenExact"] == "0/1"
+        assert cell["attackerIncapacitatedProbabilityExact"] == "0/1"
+    best = {b["defender"]: b for b in answer["melee"]["best"]}
+    assert all("defenderWeaponProfile" not in best[c["defender"]] for c in unarmed)
+    rows = list(csv.DictReader(io.StringIO(users_catalog.post(
+        "/v1/team-matchup", json=body, headers={"accept": "text/csv"}).text)))  # fmt: skip
+    assert sum(1 for r in rows if r["kind"] == "melee" and r["defenderWeaponProfile"] == "") == 2

@@ -59,13 +59,14 @@ def test_the_tag_changes_with_whatever_changes_the_body(server):
         post(server.url, {**MELEE, "melee": {"strategy": "PARRY"}}),
         post(server.url, {**MELEE, "situations": [{"name": "o"}, *MELEE["situations"][1:]]}),
         post(server.url, RANGED),
-        post(server.url, {**MELEE, "options": {"unknownRules": "IGNORE"}}),
+        post(server.url, {**MELEE, "options": {"unknownRules": "REFUSE"}}),
         post(server.url, MELEE, accept="text/csv"),
     ]
     tags = [o.headers["etag"] for o in others]
     assert all(o.status_code == 200 for o in others)
     assert len({tag, *tags}) == len(others) + 1
-    assert "ignoredRules" in others[4].json()["cells"][0]
+    assert "ignoredRules" not in others[4].json()["cells"][0]
+    assert "ignoredRules" in post(server.url, MELEE).json()["cells"][0]
     assert others[5].headers["content-type"].startswith("text/csv")
     again = post(server.url, MELEE, accept="text/csv")
     assert again.content == others[5].content and again.headers["etag"] == tags[5]

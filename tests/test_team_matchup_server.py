@@ -67,5 +67,6 @@ def test_rest_csv_and_graphql_on_a_users_catalog(server: Server) -> None:
     assert [b["weaponProfile"] for b in team["best"]] == [
         b["weaponProfile"] for b in answer["best"]
     ]
-    refused = httpx.post(server.url + "/v1/team-matchup", json={**BODY, "options": {}})
+    refuse = {**BODY, "options": {"unknownRules": "REFUSE"}}
+    refused = httpx.post(server.url + "/v1/team-matchup", json=refuse)
     assert refused.status_code == 400 and refused.json()["error"]["field"] == "attackers"

@@ -107,7 +107,12 @@ def test_limit_exceeded(base: dict, path: str, value: Any, field: str, limit: in
         (ATTACK, "target.currentHP", 0, "target.currentHP"),
         (ATTACK, "target.hpPerModel", 3, "target.startingModels"),
         (ATTACK, "target.startingModels", 3, "target.hpPerModel"),
-        (ATTACK, "target", {**ATTACK["target"], "startingModels": 3, "hpPerModel": None}, "target.hpPerModel"),
+        (
+            ATTACK,
+            "target",
+            {**ATTACK["target"], "startingModels": 3, "hpPerModel": None},
+            "target.hpPerModel",
+        ),
         (ATTACK, "target", [], "target"),
         (ATTACK, "options", {"exact": "yes"}, "options.exact"),
         (ATTACK, "options", {"rounds": 2}, "options.rounds"),

@@ -14,6 +14,8 @@ from pydantic import Field
 
 from schema.answers.base import IGNORED_RULES, Exact, Omitted, Probability, Result
 
+NO_MELEE = "the defender's melee profile; absent when it has none: fought, it cannot strike back"
+
 
 class ShotNumbers(Result):
     """What a ranged cell reports of its shooting answer (`Kt2024ShootResult`)."""
@@ -57,7 +59,7 @@ class TeamFightCell(FightNumbers):
     attacker: str
     weapon_profile: str
     defender: str
-    defender_weapon_profile: str
+    defender_weapon_profile: str | None = Omitted(NO_MELEE)
     canonical_key: str = Omitted("the cell's cache key: that of the same /v1/fight")
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
@@ -68,7 +70,7 @@ class TeamBestFight(FightNumbers):
     attacker: str
     defender: str
     weapon_profile: str
-    defender_weapon_profile: str
+    defender_weapon_profile: str | None = Omitted(NO_MELEE)
     ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 

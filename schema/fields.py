@@ -93,8 +93,40 @@ class DiceMember:
 
 
 DICE = DiceMember()
-DiceText = Annotated[Any, DICE]
+DiceText = Annotated[
+    Any,
+    DICE,
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer"}, {"type": "string", "examples": ["2d12+1", "d6"]}],
+            "description": "a dice expression: an integer, or text such as `2d12+1`",
+        }
+    ),
+]
 """A dice expression its mode parses itself (threshold's grammar, `parse_dice`)."""
+
+ROLE = "x-killmath-role"
+"""The JSON Schema keyword of a `Role` member, resolved by the OpenAPI document."""
+
+
+def Role(mode: str, member: str) -> Any:
+    """A member holding what a kt2024 `mode` envelope's `member` holds (a grid's attacker
+    profile, a situation's defender overrides, the shoot options): a plain object here,
+    validated with each cell it makes (`service.grid`), after catalog references are
+    expanded. Its JSON Schema names the role, and the OpenAPI document types it as that
+    envelope member (`service.openapi.document`), so the contract has one type per role."""
+    return Annotated[
+        dict[str, Any], WithJsonSchema({"type": "object", ROLE: f"kt2024.{mode}.{member}"})
+    ]
+
+
+Ignored = Annotated[
+    Any,
+    WithJsonSchema(
+        {"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "accepted, ignored"}
+    ),
+]
+"""A member a mode accepts for its callers' convenience and does not read."""
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,23 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt
 
-from schema.fields import StrictModel
+from schema.fields import Role, StrictModel
 
 MAX_THRESHOLD = 1000  # no kt2024 shoot can deal more (20 dice x 20 damage + devastating)
 Profile = dict[str, Any]
+"""A role object as sent, before its cell validates it."""
+Attacker = Role("shoot", "attacker")
+Defender = Role("shoot", "defender")
+ShootOptions = Role("shoot", "options")
 
 
 class Situation(StrictModel):
     """Overrides laid over every attacker/defender pair (later members win)."""
 
     name: str | None = None
-    attacker: Profile = Field(default_factory=dict)
-    defender: Profile = Field(default_factory=dict)
-    options: Profile = Field(default_factory=dict)
+    attacker: Attacker = Field(default_factory=dict)
+    defender: Defender = Field(default_factory=dict)
+    options: ShootOptions = Field(default_factory=dict)
 
 
 class GridRequest(StrictModel):
@@ -32,10 +36,10 @@ class GridRequest(StrictModel):
 
     ruleset: Literal["kt2024"] = "kt2024"
     mode: Literal["shoot"] = "shoot"
-    attackers: list[Profile] = Field(min_length=1)
-    defenders: list[Profile] = Field(min_length=1)
+    attackers: list[Attacker] = Field(min_length=1)
+    defenders: list[Defender] = Field(min_length=1)
     situations: list[Situation] = Field(default_factory=lambda: [Situation()], min_length=1)
-    options: Profile = Field(default_factory=dict)
+    options: ShootOptions = Field(default_factory=dict)
     atLeast: list[Annotated[StrictInt, Field(ge=1, le=MAX_THRESHOLD)]] | None = Field(
         None, max_length=100, description="the k of P(damage ≥ k); default 1 … max wounds"
     )

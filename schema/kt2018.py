@@ -45,7 +45,7 @@ from schema.answers.kt2018 import (
     Kt2018PsyboltResult,
 )
 from schema.errors import from_validation_error
-from schema.fields import Count, Dice, ExactOptions, RuleRange, StrictModel
+from schema.fields import Count, Dice, ExactOptions, Ignored, RuleRange, StrictModel
 from schema.models import ApiModel, engine_model, engine_value
 from schema.report import distribution, exact_members
 
@@ -119,9 +119,9 @@ CombatTargetBody = _model(
 class MortalTargetBody(WoundedBody):
     """§6: toughness and saves are not used by mortal wounds and are ignored if present."""
 
-    toughness: Any = None
-    save: Any = None
-    invulnerable_save: Any = None
+    toughness: Ignored = None
+    save: Ignored = None
+    invulnerable_save: Ignored = None
 
 
 class PsykerBody(ApiModel):

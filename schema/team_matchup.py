@@ -6,14 +6,14 @@ answer, is `service.team_matchup`'s planning.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
-from schema.fields import StrictModel
-from schema.grid import Situation
+from schema.fields import Role, StrictModel
+from schema.grid import ShootOptions, Situation
 
-Profile = dict[str, Any]
+FightOptions = Role("fight", "options")
 Heuristic = Literal["MAX_DAMAGE", "MIN_DAMAGE_TO_SELF", "STRIKE", "PARRY"]
 
 # options of the request that fights share with shots; the rest are shooting options
@@ -40,7 +40,7 @@ class Melee(StrictModel):
 
     strategy: Heuristic = Field("MAX_DAMAGE", description="the attacking fighter's strategy")
     defenderStrategy: Heuristic = Field("MAX_DAMAGE", description="the defending fighter's")
-    options: Profile = Field(
+    options: FightOptions = Field(
         default_factory=dict, description="fight options (`firstToAct`, `rounds`)"
     )
 
@@ -51,5 +51,5 @@ class TeamMatchupRequest(StrictModel):
     attackers: Side
     defenders: Side
     situations: list[Situation] = Field(default_factory=lambda: [Situation()], min_length=1)
-    options: Profile = Field(default_factory=dict, description="shoot options, as in the grid")
+    options: ShootOptions = Field(default_factory=dict, description="shoot options, as in the grid")
     melee: Melee | None = Field(None, description="also fight, with heuristic strategies")

@@ -164,15 +164,17 @@ Distribution = list[DistributionEntry]
 
 class ServiceMembers(BaseModel):
     """What the service adds to a result in a REST answer (absent from batch lines and the
-    CLI). Answers tolerate members not declared here (additional properties are allowed):
-    service members may be added or dropped without breaking a generated client."""
+    CLI). Every answer schema is closed (`additionalProperties: false`), so a generated
+    client types each member it reads; a later version may still add members, and clients
+    are to ignore members they do not know (README, "Compatibility")."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     canonical_key: str = Omitted(
         "the engine's canonical key of the request (it carries the engine version): equal "
         "keys, equal answers; left out when the request says `Prefer: return=minimal`"
     )
+    ignored_rules: list[str] | None = Omitted(IGNORED_RULES)
 
 
 @functools.cache
@@ -187,7 +189,7 @@ def answer_model(result: type[Result]) -> type[BaseModel]:
             "__doc__": f"{(result.__doc__ or '').strip()} With the service members.",
             "__module__": result.__module__,
             "model_config": ConfigDict(
-                alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
+                alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
             ),
         },
     )

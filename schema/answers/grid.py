@@ -45,10 +45,7 @@ class GridCells(Result):
 
 class GridAnswer(GridCells):
     """`POST /v1/grid`'s JSON answer: the cells and the k of `damageAtLeast` (`Cache-Status`
-    says which cells the cache answered). Tolerates members not declared here, like the other
-    answers."""
-
-    model_config = Result.model_config | {"extra": "allow"}
+    says which cells the cache answered). Closed, like every answer schema (`ServiceMembers`)."""
 
 
 class MatchupGrid(GridCells):

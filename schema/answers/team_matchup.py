@@ -125,9 +125,7 @@ class TeamMatchupCells(Result):
 
 class TeamMatchupAnswer(TeamMatchupCells):
     """`POST /v1/team-matchup`'s JSON answer (`Cache-Status` says which cells the cache
-    answered). Tolerates members not declared here, like the other answers."""
-
-    model_config = Result.model_config | {"extra": "allow"}
+    answered). Closed, like every answer schema (`ServiceMembers`)."""
 
 
 class TeamMatchup(TeamMatchupCells):

@@ -35,13 +35,14 @@ from schema.answers.errors import Error
 from schema.answers.grid import GridAnswer
 from schema.answers.operations import Health, Readiness, Rulesets
 from schema.errors import error_body
+from schema.fields import ROLE
 from schema.grid import GridRequest
 from service import grid as grids
 from service.auth import document_security
 from service.http import JSONResponse, started
-from service.openapi.http import declare_conditional, declare_revision
+from service.openapi.http import declare_conditional, declare_revision, mode_operation
 
-VERSION = "2.1.0"
+VERSION = "3.0.0"
 """The API's version: its major part changes with every shape change (CHANGELOG.md)."""
 
 REF = "#/components/schemas/{model}"
@@ -77,6 +78,45 @@ BATCH_EXAMPLE = [
     {"ruleset": "kt2018", "mode": "nerveTest", "leadership": 7, "modifier": 1},
     {"mode": "shoot", "attacker": {"eliteModerate": True, "eliteExtreme": True}},
 ]
+MODE_EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
+    ("kt2024", "shoot"): SHOOT_EXAMPLE,
+    ("kt2024", "fight"): FIGHT_EXAMPLE,
+    ("threshold", "attack"): {
+        "attack": {"skillBonus": 2, "dc": 7, "damage": "2d12"},
+        "target": {"minorThreshold": 8, "majorThreshold": 14, "currentHP": 5},
+    },
+    ("threshold", "deadlyDemise"): {
+        "x": 1, "units": [{"minorThreshold": 4, "majorThreshold": 6, "currentHP": 3}],
+    },
+    ("threshold", "heal"): {
+        "startingModels": 3, "hpPerModel": 2, "currentHP": 3, "amount": "d6",
+        "canReturnModels": False,
+    },
+    ("kt2013", "shooting"): {
+        "attacker": {"ballisticSkill": 4}, "weapon": {"attacks": 2, "strength": 4, "ap": 5},
+        "target": {"toughness": 3, "save": 5, "wounds": 1},
+    },
+    ("kt2013", "fight"): {
+        "attacker": {"weaponSkill": 4}, "weapon": {"attacks": 3, "strength": 3, "fleshbane": True},
+        "target": {"toughness": 5, "weaponSkill": 4, "save": 4, "wounds": 2},
+    },
+    ("kt2018", "shooting"): {
+        "attacker": {"ballisticSkill": 3},
+        "weapons": [{"type": "rapidFire", "attacks": 1, "strength": 4, "ap": 0, "damage": 1}],
+        "target": {"toughness": 3, "save": 5, "wounds": 1},
+    },
+    ("kt2018", "fight"): {
+        "attacker": {"weaponSkill": 3},
+        "weapons": [{"type": "melee", "attacks": 2, "strength": 4, "ap": 0, "damage": 1}],
+        "target": {"toughness": 4, "save": 3, "wounds": 2},
+    },
+    ("kt2018", "psybolt"): {"psyker": {"wounds": 2}, "target": {"wounds": 2}},
+    ("kt2018", "mortalWounds"): {"amount": "D3", "source": "fight", "target": {"wounds": 2}},
+    ("kt2018", "nerveTest"): {"leadership": 6, "otherFriendlyShakenOrOutOfAction": 2},
+    ("kt2018", "breakCheck"): {"models": 5, "modelsDown": 3, "highestLeadership": 7},
+}  # fmt: skip
+"""An example body of each mode's own route (`/v1/<ruleset>/<mode>`), from the specs'
+worked examples."""
 GRID_EXAMPLE = {
     "attackers": [{"attacks": 4}, {"attacks": 5, "piercing": 1}],
     "defenders": [{"save": 3, "wounds": 8}],
@@ -119,13 +159,16 @@ def error_responses(components: Components, *statuses: str) -> dict[str, Any]:
     }
 
 
-def _envelope(mode: registry.Mode, schema: dict[str, Any]) -> dict[str, Any]:
-    """The mode's body schema with `ruleset` and `mode` members added."""
+def _envelope(
+    mode: registry.Mode, schema: dict[str, Any], *, routed: bool = False
+) -> dict[str, Any]:
+    """The mode's body schema with `ruleset` and `mode` members added; `routed`, for the
+    mode's own route, whose path says the ruleset (the member may be left out)."""
     envelope = copy.deepcopy(schema)
-    envelope["title"] = f"{mode.ruleset}.{mode.name} envelope"
+    envelope["title"] = f"{mode.ruleset}.{mode.name} " + ("body" if routed else "envelope")
     properties = envelope.setdefault("properties", {})
     ruleset: dict[str, Any] = {"const": mode.ruleset}
-    if mode.ruleset == registry.DEFAULT_RULESET:
+    if routed or mode.ruleset == registry.DEFAULT_RULESET:
         ruleset["default"] = mode.ruleset
     else:
         envelope.setdefault("required", []).append("ruleset")
@@ -146,6 +189,28 @@ def _add_references(mode: registry.Mode, body: dict[str, Any], schemas: dict[str
             role_schema["properties"].update(
                 {name: {"type": "string", "description": text} for name, text in extra.items()}
             )
+
+
+def _type_roles(schemas: dict[str, Any], bodies: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """Type every `schema.fields.Role` member (a grid's profiles, a situation's overrides,
+    options) as the envelope member it holds: `kt2024.shoot.attacker` becomes the schema of
+    a kt2024 shoot's `attacker`, catalog references included."""
+
+    def typed(node: Any) -> Any:
+        if isinstance(node, dict):
+            if ROLE in node:
+                mode, member = node[ROLE].rsplit(".", 1)
+                ruleset, name = mode.split(".")
+                body = schemas[bodies[ruleset, name]["$ref"].rsplit("/", 1)[1]]
+                said = {k: v for k, v in node.items() if k in ("title", "description")}
+                return {**copy.deepcopy(body["properties"][member]), **said}
+            return {key: typed(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [typed(value) for value in node]
+        return node
+
+    for name, schema in schemas.items():
+        schemas[name] = typed(schema)
 
 
 def operation(
@@ -238,6 +303,21 @@ def _computations(components: Components) -> tuple[dict[str, Any], Bodies]:
                 requestBody=json_body(_one_of(envelopes[name]), example),
             )
         }
+    for mode in modes:
+        example = MODE_EXAMPLES[mode.ruleset, mode.name]
+        answer = _answer_of({**example, "ruleset": mode.ruleset}, mode.name)
+        paths[f"/v1/{mode.ruleset}/{mode.name}"] = {
+            "post": operation(
+                mode_operation(mode.ruleset, mode.name),
+                f"one {mode.ruleset} {mode.name}: the answer of `/v1/{mode.name}` for this "
+                "ruleset, typed as this mode's alone (`ruleset` may be left out)",
+                "matchups",
+                _one_of([components.ref(answer_model(result)) for result in mode.results]),
+                example=answer,
+                errors=error_responses(components),
+                requestBody=json_body({"$ref": REF.format(model=_name(mode, "Body"))}, example),
+            )
+        }
     every = [ref for refs in envelopes.values() for ref in refs]
     paths["/v1/batch"] = {
         "post": operation(
@@ -274,8 +354,8 @@ def _computations(components: Components) -> tuple[dict[str, Any], Bodies]:
     return paths, [(mode, bodies[mode]) for mode in modes]
 
 
-def _name(mode: registry.Mode) -> str:
-    return f"Envelope_{mode.ruleset}_{mode.name}"
+def _name(mode: registry.Mode, kind: str = "Envelope") -> str:
+    return f"{kind}_{mode.ruleset}_{mode.name}"
 
 
 def _one_of(refs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -319,6 +399,8 @@ def document(
         body_schema = schemas[body["$ref"].rsplit("/", 1)[1]]
         _add_references(mode, body_schema, schemas)
         schemas[_name(mode)] = _envelope(mode, body_schema)
+        schemas[_name(mode, "Body")] = _envelope(mode, body_schema, routed=True)
+    _type_roles(schemas, {(m.ruleset, m.name): b for m, b in bodies})
     return {
         "openapi": "3.1.0",
         "info": {"title": "killmath", "version": VERSION, "description": __doc__.splitlines()[0]},

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from schema import registry
 from service.validators import ANSWER_CACHE_CONTROL, CATALOG_CACHE_CONTROL, REVISION_HEADER
 
 
@@ -81,11 +82,18 @@ class Layer:
     prefer: bool = False
 
 
+def mode_operation(ruleset: str, mode: str) -> str:
+    """The operationId of a mode's own route, `/v1/<ruleset>/<mode>`: `kt2024Fight`."""
+    return ruleset + mode[0].upper() + mode[1:]
+
+
 ANSWER = ANSWER_CACHE_CONTROL
 CATALOG = Layer(CATALOG_CACHE_CONTROL)
+SINGLE = Layer(ANSWER, "Prefer", cache_status=True, prefer=True)
 LAYER: dict[str, Layer] = {
-    "shoot": Layer(ANSWER, "Prefer", cache_status=True, prefer=True),
-    "fight": Layer(ANSWER, "Prefer", cache_status=True, prefer=True),
+    "shoot": SINGLE,
+    "fight": SINGLE,
+    **{mode_operation(r, m): SINGLE for r in registry.rulesets() for m in registry.modes(r)},
     "batch": Layer(ANSWER, bulk_cache_status=True),
     "grid": Layer(ANSWER, "Accept", cache_status=True),
     "teamMatchup": Layer(ANSWER, "Accept, Prefer", cache_status=True, prefer=True),

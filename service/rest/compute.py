@@ -2,6 +2,8 @@
 
 `/v1/shoot` and `/v1/fight` take the engine envelope with or without `mode` (the route implies
 it) and answer the §10 output plus `canonicalKey` (left out with `Prefer: return=minimal`).
+`/v1/<ruleset>/<mode>` (every registered mode: `/v1/kt2024/fight`, `/v1/kt2018/nerveTest`)
+answers the same for one ruleset's mode, its OpenAPI answer that mode's alone.
 `/v1/batch` takes an array of envelopes exactly as `killmath batch` takes lines and answers an
 array of the CLI's lines.
 
@@ -27,7 +29,15 @@ from schema.errors import error_body
 from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
-from service.compute import Computer, Job, Result, prepare_each, prepare_raw, result_body
+from service.compute import (
+    Computer,
+    Job,
+    Result,
+    encode,
+    prepare_each,
+    prepare_raw,
+    result_body,
+)
 from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
 from service.validators import ANSWER_CACHE_CONTROL
 
@@ -36,10 +46,31 @@ def _redis(request: Request) -> bool:
     return computer(request).cache.l2 is not None
 
 
-def single(mode: str) -> Endpoint:
+def in_ruleset(raw: bytes, ruleset: str) -> bytes:
+    """The body of a ruleset's own route as an envelope of that ruleset: `ruleset` may be
+    left out (the path says it) or repeat the path's; another is the client's error."""
+    try:
+        envelope = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
+    if not isinstance(envelope, dict):
+        raise InputError("INVALID_INPUT", "", "the body is a JSON object (an envelope)")
+    given = envelope.setdefault("ruleset", ruleset)
+    if given != ruleset:
+        message = f"this route answers {ruleset!r}; leave ruleset out or say {ruleset!r}"
+        raise InputError("INVALID_INPUT", "ruleset", message)
+    return encode(envelope)
+
+
+def single(mode: str, ruleset: str | None = None) -> Endpoint:
+    """`/v1/<mode>` (any ruleset with that mode, kt2024 by default), or with `ruleset`
+    `/v1/<ruleset>/<mode>`: the same answer, from a route whose OpenAPI answer is that one
+    mode's, so a generated client reads it typed without narrowing a union."""
+
     @answers_errors
     async def endpoint(request: Request) -> Response:
-        job = prepare_raw(await request.body(), mode)
+        raw = await request.body()
+        job = prepare_raw(raw if ruleset is None else in_ruleset(raw, ruleset), mode)
         minimal = validators.wants_minimal(request)
         tag = validators.etag(mode, [job.key], "minimal" if minimal else "full")
         matched = validators.matches(request, tag)
@@ -55,7 +86,7 @@ def single(mode: str) -> Endpoint:
             headers["preference-applied"] = validators.MINIMAL
         return JSONResponse(result_body(result, minimal=minimal), headers=headers)
 
-    endpoint.__name__ = mode
+    endpoint.__name__ = mode if ruleset is None else f"{ruleset}_{mode}"
     return endpoint
 
 
@@ -167,4 +198,9 @@ routes = [
     Route("/v1/batch", batch, methods=["POST"]),
     Route("/v1/grid", grid, methods=["POST"]),
     Route("/v1/rulesets", rulesets, methods=["GET"]),
+    *(
+        Route(f"/v1/{ruleset}/{mode}", single(mode, ruleset), methods=["POST"])
+        for ruleset in registry.rulesets()
+        for mode in registry.modes(ruleset)
+    ),
 ]

@@ -29,3 +29,22 @@ export async function gridAndCatalog(): Promise<number> {
   const cells = typeof grid.data === "object" ? grid.data.cells : [];
   return (cells[0]?.damageAtLeast[0].probability ?? 0) + (operative.data?.WOUNDS ?? 0);
 }
+
+export async function fightAndTeam(): Promise<number> {
+  // a ruleset's own route answers that mode's shape alone: read typed, without narrowing
+  const fight = await api.POST("/v1/kt2024/fight", {
+    body: { fighterA: { attacks: 4, strategy: "OPTIMAL" }, fighterB: { wounds: 8 } },
+  });
+  const f = fight.data;
+  const incapacitated: number = f === undefined ? 0 : f.fighterA.incapacitatedProbability;
+  // /v1/fight answers any ruleset's fight: its closed answers narrow by a member they hold
+  const any = (await api.POST("/v1/fight", { body: { fighterA: { attacks: 4 } } })).data;
+  const same: number = any !== undefined && "fighterA" in any ? any.fighterA.incapacitatedProbability : 0;
+  const team = await api.POST("/v1/team-matchup", {
+    body: { attackers: { killTeamId: "kasrkin" }, defenders: { killTeamId: "kommandos" } },
+  });
+  // JSON, or with Accept: text/csv a string: narrow before reading members
+  const names = typeof team.data === "object" ? team.data.operatives.map((o) => o.name) : [];
+  const situation: string = typeof team.data === "object" ? team.data.situations[0] : "";
+  return incapacitated + same + names.length + situation.length;
+}

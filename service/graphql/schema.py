@@ -39,6 +39,7 @@ from service.graphql.limits import (
     SmallParserCache,
     SmallValidationCache,
 )
+from service.graphql.operation import NamedOperation
 from service.graphql.outputs import member
 from service.graphql.scalars import SCALARS
 
@@ -88,6 +89,7 @@ def build_schema(
     depth = QueryDepthLimiter(max_depth=max_depth)
     extensions = [
         lambda: SmallParserCache(maxsize=256),
+        NamedOperation,
         lambda: AliasCount(max_aliases),
         lambda: SmallValidationCache(maxsize=256),
         lambda: copy.copy(depth),

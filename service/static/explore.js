@@ -53,7 +53,8 @@ function describe(status, body, text) {
   }
   const lines = errors.map((e) => {
     const where = e.field ? ` (at ${e.field})` : "";
-    const limit = e.limit !== undefined && e.limit !== null ? ` — limit ${e.limit}` : "";
+    const stated = e.limit === undefined || e.limit === null || String(e.message).includes(String(e.limit));
+    const limit = stated ? "" : ` (limit ${e.limit})`;
     return `${e.code}: ${e.message}${where}${limit}`;
   });
   return `The API refused this (HTTP ${status}): ${lines.join("; ")}`;
@@ -367,6 +368,9 @@ function render() {
         td.append(el("span", { text: `no ${kind} weapon` }));
       } else {
         const t = share(row);
+        td.dataset.kill = row.killProbability; // the API's numbers, unrounded (test hooks)
+        td.dataset.damage = row.expectedDamage;
+        td.dataset.weapon = row.weaponProfile;
         td.style.background = colour(t);
         if (t > 0.55) td.className = "dark";
         const weapon = (profileById(row.weaponProfile) || { name: row.weaponProfile }).name;
@@ -573,7 +577,11 @@ function plot(view) {
     rows.append(el("tr", {}, el("td", { text: String(point.value) }), el("td", { text: percent(point.probability) })));
   }
   table.append(rows);
-  box.replaceChildren(chart, el("details", {}, el("summary", { text: "The distribution as a table" }), table));
+  const key = el("p", { class: "chart-key", "aria-hidden": "true" },
+    el("span", {}, el("i", { class: "hit" }), "damage short of the defender's wounds"),
+    el("span", {}, el("i", { class: "kill" }), `incapacitates (${view.wounds} or more)`),
+    el("span", {}, el("i", { class: "mean" }), "expected damage"));
+  box.replaceChildren(chart, key, el("details", {}, el("summary", { text: "The distribution as a table" }), table));
 }
 
 function ruleList(profile) {

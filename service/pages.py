@@ -64,6 +64,10 @@ GRAPHIQL_QUERY = """# A kt2024 shooting attack: 4 attacks hitting on 3+ against 
 }
 """
 KEY_HEADERS = '{"Authorization": "Bearer <your API key>"}'
+EXPLORE_KEY_NOTICE = (
+    '<p class="notice">This server requires an API key. This page is public; the API calls '
+    "it makes need the key: enter it below (it stays in this tab's memory).</p>"
+)
 
 log = logging.getLogger("killmath.pages")
 
@@ -209,7 +213,7 @@ async def explore(request: Request) -> Response:
         "killmath matchup explorer",
         "explore.html",
         head=_stylesheet("static/explore.css"),
-        access=_notice(settings),
+        access=EXPLORE_KEY_NOTICE if settings.api_keys else "",
         keys="required" if settings.api_keys else "",
     )
 

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from browser_harness import Browsing, launched, profile
-from service_harness import Server, serving
+from service_harness import serving
 
 KEY = "explore-test-key-0123456789abcdef"
 ATTACKERS, DEFENDERS = "kasrkin", "kommandos"
@@ -72,6 +72,14 @@ def _choose(page: Any, cells: int) -> None:
     page.wait_for_function(
         "n => document.querySelectorAll('[data-cell] button').length === n", arg=cells
     )
+
+
+def _chart_width(page: Any) -> float:
+    """The width of the chart's SVG once drawn (at least 200 px, or the wait fails)."""
+    width = "() => { const s = document.querySelector('[data-chart] svg');"
+    width += " return s ? s.getBoundingClientRect().width : 0; }"
+    page.wait_for_function(f"({width})() >= 200")
+    return page.evaluate(width)
 
 
 def _sideways(page: Any) -> int:
@@ -159,8 +167,7 @@ def test_a_cell_opens_its_distribution(browsing: Browsing, url: str, tmp_path: P
     cell.locator("button").click()
     chart = page.locator("[data-chart]")
     svg = chart.locator("svg")
-    svg.wait_for()
-    assert svg.bounding_box()["width"] >= 200
+    assert _chart_width(page) >= 200
     assert svg.locator("rect").count() >= 2
     shot = {
         "attacker": {"operativeId": attacker, "weaponProfileId": weapon},
@@ -184,7 +191,9 @@ def test_a_cell_opens_its_distribution(browsing: Browsing, url: str, tmp_path: P
     page.locator("#chart-rounds").dispatch_event("change")
     page.wait_for_function("document.querySelectorAll('.by-round li').length === 3")
     shot = {**shot, "attacker": {**shot["attacker"], "weaponProfileId": other}}
-    rounds = httpx.post(url + "/v1/shoot", json={**shot, "options": {**shot["options"], "rounds": 3}})
+    rounds = httpx.post(
+        url + "/v1/shoot", json={**shot, "options": {**shot["options"], "rounds": 3}}
+    )
     by_round = rounds.json()["killProbabilityByRound"]
     listed = page.locator(".by-round li").all_inner_texts()
     assert len(listed) == len(by_round) == 3
@@ -216,9 +225,7 @@ def test_phone_never_scrolls_sideways(phone: Browsing, url: str, tmp_path: Path)
     assert box.evaluate("b => b.scrollWidth > b.clientWidth")  # it scrolls in its own box
     page.screenshot(path=str(tmp_path / "explore-phone.png"), full_page=True)
     page.locator("[data-cell] button").first.click()
-    svg = page.locator("[data-chart] svg")
-    svg.wait_for()
-    assert 200 <= svg.bounding_box()["width"] <= 390
+    assert 200 <= _chart_width(page) <= 390
     assert _sideways(page) == 0
     phone.check(page, tmp_path / "explore-phone-chart.png")
 
@@ -276,3 +283,33 @@ def test_favicon_is_served(url: str) -> None:
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
     for path in ("/", "/explore", "/readme"):
         assert 'rel="icon" href="static/favicon.svg"' in httpx.get(url + path).text, path
+
+
+def test_a_timeout_is_asked_again(browsing: Browsing, url: str, tmp_path: Path) -> None:
+    """A TIMEOUT (the budget ran out; the server goes on computing into its cache) is asked
+    again after a pause, saying so; the answer then shows as usual. The first answer is the
+    API's TIMEOUT body, given by the browser (a real one depends on the machine's speed)."""
+    page = _open(browsing, url)
+    refused: list[str] = []
+
+    def once(route: Any) -> None:
+        if refused:
+            route.fallback()
+            return
+        refused.append(route.request.url)
+        body = {"code": "TIMEOUT", "field": "", "message": "exceeded the time budget of 10 s"}
+        route.fulfill(status=503, json={"error": body, "errors": [body]})
+
+    page.route("**/v1/team-matchup", once)
+    page.evaluate(
+        """() => { window.notes = [];
+        new MutationObserver(() => window.notes.push(document.getElementById('progress-text')
+          .textContent)).observe(document.getElementById('progress-text'), {childList: true}); }"""
+    )
+    _choose(page, _pairs(url))
+    assert len(refused) == 1
+    assert any("asking again" in note for note in page.evaluate("window.notes"))
+    assert page.locator("#error").is_hidden()
+    assert all("503" in e for e in browsing.errors), browsing.errors
+    browsing.errors.clear()
+    browsing.check(page, tmp_path / "explore-retried.png")

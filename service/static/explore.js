@@ -524,7 +524,8 @@ function plot(view) {
   const h = height - margin.top - margin.bottom;
   const points = view.distribution;
   const top = Math.max(...points.map((p) => p.probability), 0.01);
-  const ceiling = Math.ceil(top * 10) / 10 >= top ? Math.ceil(top * 10) / 10 : top;
+  const tick = [0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25].find((t) => t * 4 >= top) || 0.25;
+  const ceiling = tick * Math.ceil(top / tick - 1e-9);
   const lo = Math.min(...points.map((p) => p.value));
   const hi = Math.max(...points.map((p) => p.value));
   const slots = hi - lo + 1;
@@ -538,10 +539,10 @@ function plot(view) {
   chart.append(svg("desc", { id: "plot-desc" },
     `Expected damage ${damage(view.expected)}, kill chance ${percent(view.kill)}.`));
   const grid = svg("g", { class: "grid" });
-  for (let i = 0; i <= 4; i++) {
-    const p = (ceiling * i) / 4;
+  for (let i = 0; i * tick <= ceiling + 1e-9; i++) {
+    const p = i * tick;
     grid.append(svg("line", { x1: margin.left, x2: margin.left + w, y1: y(p), y2: y(p) }));
-    grid.append(svg("text", { x: margin.left - 6, y: y(p) + 4, "text-anchor": "end" }, `${Math.round(p * 100)}%`));
+    grid.append(svg("text", { x: margin.left - 6, y: y(p) + 4, "text-anchor": "end" }, `${+(p * 100).toFixed(1)}%`));
   }
   chart.append(grid);
   const bars = svg("g", { class: "bars" });

@@ -74,6 +74,11 @@ def _choose(page: Any, cells: int) -> None:
     )
 
 
+def _damage(value: float) -> str:
+    """Expected damage as the page writes it."""
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
 def _chart_width(page: Any) -> float:
     """The width of the chart's SVG once drawn (at least 200 px, or the wait fails)."""
     width = "() => { const s = document.querySelector('[data-chart] svg');"
@@ -177,7 +182,7 @@ def test_a_cell_opens_its_distribution(browsing: Browsing, url: str, tmp_path: P
     single = httpx.post(url + "/v1/shoot", json=shot).json()
     assert single["expectedDamage"] == float(damage)  # the chart's shoot is the cell's
     facts = chart.locator("#chart-facts").inner_text()
-    assert f"{single['expectedDamage']:.2f} expected damage" in facts
+    assert f"{_damage(single['expectedDamage'])} expected damage" in facts
     assert "Rules:" in facts and "Profile:" in facts
     assert "expected" in svg.locator(".expected text").text_content()
     browsing.check(page, tmp_path / "explore-chart.png")
@@ -199,6 +204,17 @@ def test_a_cell_opens_its_distribution(browsing: Browsing, url: str, tmp_path: P
     assert len(listed) == len(by_round) == 3
     assert all(text.startswith(f"by round {i + 1}: ") for i, text in enumerate(listed))
     browsing.check(page, tmp_path / "explore-chart-rounds.png")
+
+    # the open chart follows the matrix into cover: the same pair, weapon and rounds
+    page.check("#cover")
+    page.wait_for_function("document.getElementById('chart-title').innerText.includes('cover')")
+    covered = {**shot, "defender": {**shot["defender"], "coverSaves": 1}}
+    covered["options"] = {**shot["options"], "rounds": 3}
+    expected = httpx.post(url + "/v1/shoot", json=covered).json()["expectedDamage"]
+    page.wait_for_function(
+        "t => document.getElementById('chart-facts').innerText.includes(t)",
+        arg=f"{_damage(expected)} expected damage",
+    )
 
 
 def test_melee_cells_and_a_fight_chart(browsing: Browsing, url: str, tmp_path: Path) -> None:

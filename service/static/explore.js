@@ -23,6 +23,7 @@ const state = {
   key: "",
   teams: [], // v1/kill-teams
   operatives: new Map(), // id -> operative (v1/operatives), for every team loaded
+  profiles: new Map(), // weapon profile id -> profile, of those operatives
   names: new Map(), // id -> display name (unique within its team)
   matchup: null, // the last answer shown, with what it was asked for
   generation: 0, // a newer question makes older answers stale
@@ -193,6 +194,7 @@ async function loadOperatives(teamId) {
   const used = new Set();
   for (const op of found) {
     state.operatives.set(op.id, op);
+    for (const w of op.weapons) for (const p of w.profiles) state.profiles.set(p.id, p);
     let name = op.name;
     if (count.get(name) > 1) {
       const weapon = op.weapons.find((w) => w.type === "ranged") || op.weapons[0];
@@ -206,12 +208,7 @@ async function loadOperatives(teamId) {
 
 const profiles = (op, type) => op.weapons.flatMap((w) => w.profiles).filter((p) => p.type === type);
 
-function profileById(id) {
-  for (const op of state.operatives.values()) {
-    for (const w of op.weapons) for (const p of w.profiles) if (p.id === id) return p;
-  }
-  return null;
-}
+const profileById = (id) => state.profiles.get(id) || null;
 
 // ------------------------------------------------------------------ the question asked
 
@@ -288,6 +285,7 @@ async function refresh() {
     };
     tick();
     $("progress").hidden = false;
+    $("result").classList.add("stale");
     timer.handle = setInterval(tick, 100);
     const answer = await api("v1/team-matchup", {
       body: matchupBody(c),
@@ -302,13 +300,17 @@ async function refresh() {
     state.matchup = { choice: c, answer: answer.data };
     render();
     $("status").textContent = statusLine(answer, cells);
+    followChart();
   } catch (error) {
     if (generation !== state.generation) return;
     showError(box, error);
     $("status").textContent = "";
   } finally {
     clearInterval(timer.handle);
-    if (generation === state.generation) $("progress").hidden = true;
+    if (generation === state.generation) {
+      $("progress").hidden = true;
+      $("result").classList.remove("stale");
+    }
   }
 }
 
@@ -435,6 +437,28 @@ function openChart(attacker, defender, row) {
   drawCell().then(() => $("chart").scrollIntoView({ block: "nearest", behavior: "smooth" }));
 }
 
+// A new matrix: the open chart follows it when its pair is still there in the same mode
+// (the situation changed: drawn again, the chosen weapon kept), else it closes.
+function followChart() {
+  const cell = state.cell;
+  if (!cell) return;
+  const m = state.matchup;
+  const row = bestCells(m).get(`${cell.attacker}|${cell.defender}`);
+  if (!row || m.choice.mode !== cell.mode) {
+    closeChart();
+    return;
+  }
+  cell.situation = situation(m.choice);
+  cell.row = row;
+  drawCell();
+}
+
+function closeChart() {
+  $("chart").hidden = true;
+  state.cell = null;
+  state.view = null;
+}
+
 function shootBody(cell, weapon, rounds) {
   const s = cell.situation;
   return {
@@ -459,7 +483,8 @@ async function drawCell() {
   const weapon = $("chart-weapon").value;
   const answerWeapon = $("chart-answer").value;
   const rounds = Math.max(1, Math.min(Number($("chart-rounds").max), Math.floor(Number($("chart-rounds").value) || 1)));
-  const names = `${state.names.get(cell.attacker)} → ${state.names.get(cell.defender)}`;
+  const pair = `${state.names.get(cell.attacker)} → ${state.names.get(cell.defender)}`;
+  const names = cell.mode === "shoot" ? `${pair} (${cell.situation.name})` : pair;
   $("chart-title").textContent = names;
   showError($("chart-error"), null);
   $("plot").setAttribute("aria-busy", "true");
@@ -637,10 +662,7 @@ function start() {
   for (const input of document.querySelectorAll('input[name="mode"]')) input.addEventListener("change", refresh);
   for (const input of document.querySelectorAll('input[name="metric"]')) input.addEventListener("change", render);
   for (const id of ["chart-weapon", "chart-answer", "chart-rounds"]) $(id).addEventListener("change", drawCell);
-  $("chart-close").addEventListener("click", () => {
-    $("chart").hidden = true;
-    state.cell = null;
-  });
+  $("chart-close").addEventListener("click", closeChart);
   let resized = 0;
   window.addEventListener("resize", () => {
     clearTimeout(resized);

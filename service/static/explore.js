@@ -80,9 +80,14 @@ async function api(path, { body, prefer, onRetry } = {}) {
     if (had) headers["if-none-match"] = had.etag;
     const started = performance.now();
     // no-store: the page keeps its answers and their ETags itself (for POSTs as for GETs)
-    const response = await fetch(new URL(path, document.baseURI), {
-      method, headers, body: payload, cache: "no-store",
-    });
+    let response;
+    try {
+      response = await fetch(new URL(path, document.baseURI), {
+        method, headers, body: payload, cache: "no-store",
+      });
+    } catch (error) {
+      throw new Error(`Could not reach the API (${path}): ${error.message}. Is the server running?`);
+    }
     const seconds = (performance.now() - started) / 1000;
     const bytes = Number(response.headers.get("content-length") || 0);
     if (response.status === 304 && had) {

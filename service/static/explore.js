@@ -379,7 +379,7 @@ function render() {
         td.dataset.damage = row.expectedDamage;
         td.dataset.weapon = row.weaponProfile;
         td.style.background = colour(t);
-        if (t > 0.55) td.className = "dark";
+        if (t > 0.7) td.className = "dark"; // white text where it contrasts more than ink
         const weapon = (profileById(row.weaponProfile) || { name: row.weaponProfile }).name;
         const kill = percent(row.killProbability);
         const dmg = damage(row.expectedDamage);

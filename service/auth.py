@@ -5,10 +5,10 @@ PUBLIC paths: probes (`/healthz`, `/readyz`), `/metrics` (scraped inside the clu
 by the NetworkPolicy) and `/openapi.json` (the API's description is no secret, and clients
 and tools fetch it before they have a key), the published GraphQL schema
 (`/graphql/schema.graphql`, and its `Dice` scalar's `/graphql/scalars/Dice`) for the same
-reason, and the pages a person opens (`/`, `/docs`,
-`/readme`, their `/static/` assets, and GraphiQL: a browser's GET of `/graphql` with no query
-string, which can only render the page, never run a document): they are static, carry no data,
-and a browser cannot send a key before a page has loaded; the API calls they make need the key.
+reason, and the pages a person opens (`/`, `/docs`, `/explore`, `/readme`, `/favicon.ico`,
+their `/static/` assets, and GraphiQL: a browser's GET of `/graphql` with no query string,
+which can only render the page, never run a document): they are static, carry no data, and a
+browser cannot send a key before a page has loaded; the API calls they make need the key.
 Public is an allow-list, so a route added later is
 protected without anyone remembering to protect it; an unknown path without a key is 401, not
 404, which also tells a scanner nothing about which routes exist.
@@ -71,7 +71,9 @@ PUBLIC = frozenset(
         "/openapi.json",
         "/",
         "/docs",
+        "/explore",
         "/readme",
+        "/favicon.ico",
         "/graphql/schema.graphql",
         "/graphql/scalars/Dice",
     }

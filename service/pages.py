@@ -1,7 +1,10 @@
 """The pages a person opens in a browser: `/` (what this is, with links to everything else),
-`/docs` (the API reference: Swagger UI over `/openapi.json`, "Try it out" included), `/readme`
-(the README, rendered), GraphiQL at `/graphql` (rendered here, served by routes_graphql) and
-`/static/` for their scripts and styles.
+`/explore` (the matchup explorer: one kill team against another as a heatmap, a cell as a
+chart, drawn from the public API alone, `static/explore.js`), `/docs` (the API reference:
+Swagger UI over `/openapi.json`, "Try it out" included), `/readme` (the README, rendered),
+GraphiQL at `/graphql` (rendered here, served by routes_graphql), `/static/` for their
+scripts and styles, and the favicon (`static/favicon.svg`, linked by every page; `/favicon.ico`
+for what browsers ask of a page without a link, such as a JSON answer opened in a tab).
 
 Every asset comes from the service itself: the npm packages pinned in `static/vendor.json`
 are vendored when the package is built (setup.py), so the pages work without internet and
@@ -15,7 +18,8 @@ revalidate every time (`no-cache`, answered 304 from the ETag when unchanged).
 Access: with `KILLMATH_API_KEYS` the pages and their assets stay public (service.auth): they
 are static and carry no data, and a person cannot send a key before a page has loaded. Every
 API call a page makes needs the key like any other (Authorize in `/docs`, the Headers tab in
-GraphiQL, prefilled with the header to fill in); neither page stores it.
+GraphiQL, prefilled with the header to fill in, the key field of `/explore`); no page stores
+it beyond the tab's memory.
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ GRAPHIQL_QUERY = """# A kt2024 shooting attack: 4 attacks hitting on 3+ against 
 }
 """
 KEY_HEADERS = '{"Authorization": "Bearer <your API key>"}'
+EXPLORE_KEY_NOTICE = (
+    '<p class="notice">This server requires an API key. This page is public; the API calls '
+    "it makes need the key: enter it below (it stays in this tab's memory).</p>"
+)
 
 log = logging.getLogger("killmath.pages")
 
@@ -197,6 +205,29 @@ async def docs(request: Request) -> Response:
     )
 
 
+async def explore(request: Request) -> Response:
+    """The matchup explorer: a static page whose script calls the public API; it is told
+    only whether the API wants a key (it then asks for one before its first call)."""
+    settings: Settings = request.app.state.settings
+    return _page(
+        "killmath matchup explorer",
+        "explore.html",
+        head=_stylesheet("static/explore.css"),
+        access=EXPLORE_KEY_NOTICE if settings.api_keys else "",
+        keys="required" if settings.api_keys else "",
+    )
+
+
+async def favicon(request: Request) -> Response:
+    """`/favicon.ico`: a browser's guess for a page that links no icon (the ICO holds one
+    32-pixel PNG of `static/favicon.svg`)."""
+    return Response(
+        (STATIC / "favicon.ico").read_bytes(),
+        media_type="image/vnd.microsoft.icon",
+        headers={"cache-control": "public, max-age=86400"},
+    )
+
+
 async def readme_page(request: Request) -> Response:
     document = readme()
     if document is None:
@@ -249,6 +280,8 @@ def startup(state: Any) -> None:
 routes = [
     Route("/", index, methods=["GET"]),
     Route("/docs", docs, methods=["GET"]),
+    Route("/explore", explore, methods=["GET"]),
     Route("/readme", readme_page, methods=["GET"]),
+    Route("/favicon.ico", favicon, methods=["GET"]),
     Mount("/static", app=Assets(directory=STATIC), name="static"),
 ]

@@ -4,123 +4,39 @@ a live `killmath serve`.
 Each page must render without a console error or an uncaught exception, and no request may
 leave loopback (any other address is aborted and fails the test: the pages must work without
 internet). From `/docs`, "Try it out" → "Execute" on /v1/shoot answers, and GraphiQL runs a
-query; both answers are the REST API's numbers. Without Chromium or Playwright the browser
-tests are skipped, saying why — except under CI=true, where they fail (.ci/run installs
-Chromium). Screenshots of every page go to the test's tmp_path.
+query; both answers are the REST API's numbers. The browser is `browser_harness`'s (skipped
+without Chromium, failed under CI=true). Screenshots of every page go to the test's tmp_path.
+The matchup explorer (`/explore`) has its own, `test_explore.py`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from browser_harness import Browsing, launched, profile
 from service_harness import Server, rest, serving
 
 from service import pages
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 SHOT = {"attacker": {"attacks": 4, "hit": 3}, "defender": {"save": 4}}
 KEY = "pages-test-key-0123456789abcdef"
 
 
-def _chromium() -> str:
-    """The system Chromium; skip (fail under CI=true) where it or Playwright is missing."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    reason = None
-    if found is None:
-        reason = "no chromium on PATH (apt-get install chromium chromium-driver)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "playwright is not installed (the dev extra brings it)"
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and no browser for the page tests: {reason}")
-        pytest.skip(reason)
-    return found
-
-
-class Browsing:
-    """One browser profile (a new, empty user-data-dir) that records, per page, console
-    errors, uncaught exceptions and every request, aborting those that leave loopback."""
-
-    def __init__(self, context: Any) -> None:
-        self.context = context
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-        self.requests: list[str] = []
-        context.route("**/*", self._route)
-
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        self.requests.append(url)
-        if urlsplit(url).hostname not in LOOPBACK:
-            self.outside.append(url)
-            route.abort()
-        else:
-            route.continue_()
-
-    def open(self, url: str) -> Any:
-        page = self.context.new_page()
-        page.on(
-            "console",
-            lambda message: message.type == "error" and self.errors.append(message.text),
-        )
-        page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
-        response = page.goto(url, wait_until="networkidle")
-        assert response is not None and response.status == 200, url
-        return page
-
-    def check(self, page: Any, shot: Path) -> None:
-        """No console error, nothing fetched from outside; a screenshot to look at."""
-        page.screenshot(path=str(shot), full_page=False)
-        assert self.errors == [], self.errors
-        assert self.outside == [], self.outside
-
-
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        yield playwright.chromium, executable
+    with launched() as found:
+        yield found
 
 
 @pytest.fixture
 def browsing(chromium: Any) -> Iterator[Browsing]:
-    launcher, executable = chromium
-    with tempfile.TemporaryDirectory(prefix="killmath-chromium-") as profile:
-        context = launcher.launch_persistent_context(
-            profile,
-            executable_path=executable,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        try:
-            yield Browsing(context)
-        finally:
-            context.close()
+    with profile(chromium) as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +50,15 @@ def test_landing_page_links_everything(browsing: Browsing, url: str, tmp_path: P
     page = browsing.open(url + "/")
     assert "killmath" in page.locator("h1").inner_text()
     hrefs = page.eval_on_selector_all("a", "links => links.map(a => a.href)")
-    for path in ("/docs", "/graphql", "/openapi.json", "/healthz", "/readyz", "/metrics"):
+    for path in (
+        "/explore",
+        "/docs",
+        "/graphql",
+        "/openapi.json",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+    ):
         assert url + path in hrefs, path
     sections = [h for h in hrefs if h.startswith(url + "/readme#")]
     assert url + "/readme#access-control" in sections
@@ -253,6 +177,10 @@ def test_pages_public_api_not_with_keys(locked: Server) -> None:
         "/",
         "/docs",
         "/readme",
+        "/explore",
+        "/favicon.ico",
+        "/static/favicon.svg",
+        "/static/explore.js",
         "/static/docs.js",
         f"/{pages.vendored('graphiql')}/graphiql.min.js",
     ):

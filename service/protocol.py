@@ -174,7 +174,7 @@ class SlowClientCuts:
         """408 if no response has started, then close; the app reading the body (`cycle`'s)
         sees a disconnect, and anything it sends is dropped."""
         metrics.SLOW_CLIENTS.labels(phase).inc()
-        client = "%s:%d" % self.client if self.client else ""
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else ""
         log.info("slow client cut: %s", message, extra={"phase": phase, "client": client})
         if cycle is None or not cycle.response_started:
             graphql = cycle is not None and cycle.scope["path"].startswith(GRAPHQL_PATH)

@@ -30,7 +30,8 @@ def gone_mid_body(server: Server, path: str, request_id: str) -> None:
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         s.sendall(
             f"POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-            f"Content-Length: 100000\r\nX-Request-ID: {request_id}\r\n\r\n".encode() + b"{" * 100
+            f"Content-Length: 100000\r\nX-Request-ID: {request_id}\r\n\r\n".encode()
+            + b"{" * 100
         )
 
 

@@ -73,6 +73,8 @@ def serve(args: argparse.Namespace) -> int:
             gc.disable()  # the app's start enables it again (service.app.start_the_rest)
         import uvicorn  # here, not at the top: every other command starts without the server
 
+        from service.protocol import AutoProtocol
+
         uvicorn.run(
             "service.app:create_app",
             factory=True,
@@ -82,8 +84,9 @@ def serve(args: argparse.Namespace) -> int:
             access_log=False,  # the service logs each request itself, as JSON
             log_config=None,  # keep the service's JSON logging
             proxy_headers=True,
-            # uvicorn's protocol with header and body read timeouts (service.protocol)
-            http="service.protocol:AutoProtocol",
+            # uvicorn's protocol with header and body read timeouts (service.protocol); the
+            # class itself: uvicorn 0.30 (the floor) takes only its own names as strings
+            http=AutoProtocol,
             timeout_keep_alive=settings.keep_alive_timeout,  # type: ignore[arg-type]
         )
     finally:

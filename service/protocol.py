@@ -11,8 +11,10 @@ all still connected after 45 s. `killmath serve` installs `AutoProtocol`, which 
   `KILLMATH_BODY_MIN_RATE` bytes a second. A window in which the server itself stopped
   reading (the app had not taken what came, uvicorn's flow control) or still owed the
   client its `100 Continue` is not held against the client: it starts a new one;
-- the idle timeout on a new connection too: uvicorn starts it only after a response, so a
-  connection that never sent a byte stayed open forever.
+- the idle timeout (`KILLMATH_KEEP_ALIVE_TIMEOUT`, uvicorn's `timeout_keep_alive`) on a new
+  connection too: uvicorn starts it only after a response, so a connection that never sent a
+  byte stayed open forever; and bytes that begin no request (blank lines, which the parsers
+  skip) do not restart it, as any byte did.
 
 A cut answers 408 REQUEST_TIMEOUT with the service's error body (GraphQL's shape on
 /graphql) and `Connection: close` when no response has started, then closes the connection;
@@ -82,6 +84,7 @@ class SlowClientCuts:
         self._timer: asyncio.TimerHandle | None = None
         self._watched: Phase | None = None
         self._window_bytes = 0
+        self._idle_since = 0.0
 
     def _reading(self) -> Phase | None:
         raise NotImplementedError
@@ -99,15 +102,19 @@ class SlowClientCuts:
     def data_received(self, data: bytes) -> None:
         super().data_received(data)  # type: ignore[misc]
         phase = self._reading()
-        if phase == BODY:
-            self._window_bytes += len(data)
-        # uvicorn stopped the idle timer on this chunk's arrival: restart it if the chunk began
-        # no request (blank lines between requests), or a client could trickle those forever
-        if phase != self._watched or (phase is None and self.timeout_keep_alive_task is None):
+        if phase != self._watched:
             self._watch(phase)
+        elif phase is None and self.timeout_keep_alive_task is None and self._owes_nothing():
+            # bytes that began no request (blank lines): uvicorn stopped the idle timer on
+            # them; it goes on from when the connection fell idle, or a client could trickle
+            # them forever
+            self._idle(self._idle_since)
+        if phase == BODY:
+            self._window_bytes += len(data)  # the chunk that ends the headers counts whole
 
     def on_response_complete(self) -> None:
         super().on_response_complete()  # type: ignore[misc]
+        self._idle_since = self.loop.time()  # uvicorn's idle timer starts now
         phase = self._reading()  # h11 reads a pipelined request now, without new data
         if phase != self._watched:
             self._watch(phase)
@@ -132,13 +139,20 @@ class SlowClientCuts:
                 self._window_bytes = 0
                 self.flow.paused = False  # type: ignore[attr-defined]
                 self._timer = self.loop.call_later(self._body_window, self._body_window_ends)
-        elif self.cycle is None or self.cycle.response_complete:
+        elif self._owes_nothing():
             self._idle()
 
-    def _idle(self) -> None:
+    def _owes_nothing(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
+
+    def _idle(self, since: float | None = None) -> None:
+        """Start uvicorn's idle timer, or resume it, counting from `since`."""
         if self.timeout_keep_alive_task is None:
+            now = self.loop.time()
+            if since is None:
+                self._idle_since = since = now
             self.timeout_keep_alive_task = self.loop.call_later(
-                self.timeout_keep_alive,
+                max(0.0, since + self.timeout_keep_alive - now),
                 self.timeout_keep_alive_handler,  # type: ignore[attr-defined]
             )
 

@@ -233,3 +233,12 @@ def test_a_steady_body_above_the_rate_is_not_cut(server: Server) -> None:
         status, _, answer = parsed(until_closed(s))
     assert status == 200
     assert json.loads(answer)["expectedDamage"] > 0
+
+
+def test_blank_lines_between_requests_do_not_keep_a_connection_open(server: Server) -> None:
+    """Empty lines begin no request (parsers skip them), yet they are bytes that stop
+    uvicorn's idle timer: the connection must still be closed."""
+    with connect(server) as s:
+        s.sendall(request("/healthz"))
+        assert response(s)[0] == 200
+        trickle(s, lambda n: b"\r\n")

@@ -242,3 +242,10 @@ def test_blank_lines_between_requests_do_not_keep_a_connection_open(server: Serv
         s.sendall(request("/healthz"))
         assert response(s)[0] == 200
         trickle(s, lambda n: b"\r\n")
+
+
+def test_auto_protocol_is_httptools_when_installed() -> None:
+    """As uvicorn's own "auto": httptools here (a dependency of uvicorn[standard])."""
+    import service.protocol as protocol
+
+    assert protocol.AutoProtocol is protocol.HttpToolsCuts

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # only named in annotations: `killmath rules` never imports p
     from pydantic import ValidationError
     from pydantic_core import ErrorDetails
 
-HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422}
+HTTP_STATUS: dict[str, int] = {"INVALID_INPUT": 400, "LIMIT_EXCEEDED": 422, "REQUEST_TIMEOUT": 408}
 """The HTTP status of a refusal, by its code (§12)."""
 
 

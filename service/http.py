@@ -41,6 +41,10 @@ async def json_body(request: Request) -> Any:
 GRAPHQL_PATH = "/graphql"
 GRAPHQL_MEDIA = "application/json; charset=utf-8"
 
+SLOW_CLIENT_CUT = "killmath.slow_client_cut"
+"""The scope key `service.protocol` sets on a request whose body came too slowly, once it
+has answered 408: the app then reads a disconnect, which is that cut, not a client gone."""
+
 
 def graphql_errors(details: list[dict[str, Any]]) -> dict[str, Any]:
     """GraphQL's response to a refused request, `{"errors": [{"message", "extensions"}]}`:

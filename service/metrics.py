@@ -101,6 +101,13 @@ GRAPHQL_ERRORS = Counter(
     ["code"],
     registry=REGISTRY,
 )
+SLOW_CLIENTS = Counter(
+    "killmath_slow_clients",
+    "Connections cut off for sending too slowly, by phase (headers: not complete within "
+    "KILLMATH_HEADER_TIMEOUT; body: below KILLMATH_BODY_MIN_RATE)",
+    ["phase"],
+    registry=REGISTRY,
+)
 GC_COLLECTIONS = Counter(
     "killmath_gc_collections",
     "Garbage collections by generation",

@@ -73,6 +73,20 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(
         None, ge=1, le=65535, description="serve /metrics on this port only (killmath serve)"
     )
+    # slow clients (service/protocol.py): a client that trickles its request holds a
+    # connection as long as it likes unless the server cuts it off
+    header_timeout: float = Field(
+        10.0, gt=0, description="seconds a request's headers may take from its first byte; then 408"
+    )
+    body_min_rate: int = Field(
+        500, ge=0, description="bytes/s a request body must keep up over each window; 0 = off"
+    )
+    body_window: float = Field(
+        10.0, gt=0, description="seconds over which KILLMATH_BODY_MIN_RATE is measured"
+    )
+    keep_alive_timeout: float = Field(
+        5.0, gt=0, description="seconds an idle connection is kept open (new or after a response)"
+    )
 
     # compute
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")

@@ -19,13 +19,15 @@ ErrorCode = Literal[
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
     "TIMEOUT",
+    "REQUEST_TIMEOUT",
     "UNAUTHORIZED",
     "RATE_LIMITED",
     "INTERNAL",
 ]
 """INVALID_INPUT 400 (also a wrong content type or body), LIMIT_EXCEEDED 422 (413 for a
 body over the size limit), NOT_FOUND 404 (an unknown path or catalog id), METHOD_NOT_ALLOWED
-405, TIMEOUT 503, UNAUTHORIZED 401 and RATE_LIMITED 429 (access control on), INTERNAL 500."""
+405, TIMEOUT 503, REQUEST_TIMEOUT 408 (a request's headers or body arrived too slowly: the
+connection is closed), UNAUTHORIZED 401 and RATE_LIMITED 429 (access control on), INTERNAL 500."""
 
 
 class FieldError(Result):

@@ -12,6 +12,10 @@ worker answers the scrape: the directory (`PROMETHEUS_MULTIPROC_DIR`, else a fre
 one, removed on exit) is emptied first, before any worker starts. With `KILLMATH_METRICS_PORT`
 this process serves the metrics on that port (same host) and the API port answers 404 for
 `/metrics`.
+
+The HTTP protocol is uvicorn's (httptools, else h11) with the read timeouts uvicorn lacks
+(`service.protocol`): slow headers or a slow body get 408, idle connections are closed after
+`KILLMATH_KEEP_ALIVE_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ def serve(args: argparse.Namespace) -> int:
             gc.disable()  # the app's start enables it again (service.app.start_the_rest)
         import uvicorn  # here, not at the top: every other command starts without the server
 
+        from service.protocol import AutoProtocol
+
         uvicorn.run(
             "service.app:create_app",
             factory=True,
@@ -78,6 +84,10 @@ def serve(args: argparse.Namespace) -> int:
             access_log=False,  # the service logs each request itself, as JSON
             log_config=None,  # keep the service's JSON logging
             proxy_headers=True,
+            # uvicorn's protocol with header and body read timeouts (service.protocol); the
+            # class itself: uvicorn 0.30 (the floor) takes only its own names as strings
+            http=AutoProtocol,
+            timeout_keep_alive=settings.keep_alive_timeout,  # type: ignore[arg-type]
         )
     finally:
         if owned is not None:

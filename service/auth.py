@@ -149,9 +149,10 @@ class Buckets:
 # KEYS[1] the bucket; ARGV rate (tokens/s), burst, cost. Returns {wait, tokens left, reset}:
 # wait "0" when the tokens were taken, else the seconds until they will be there (strings:
 # Redis would truncate a Lua number to an integer); reset 1 when the stored state was out of
-# range (`sane`: not a number, NaN, infinite, tokens outside [0, burst], a time after the
-# server's clock) and was read as a full bucket. The bucket expires when it would be full
-# again; at absurdly low rates after 30 days at most (a bucket that old is as good as full).
+# range (`sane`: a field missing or not a number, NaN, infinite, tokens outside [0, burst], a
+# time after the server's clock) and was read as a full bucket (as no bucket at all is). The
+# bucket expires when it would be full again; at absurdly low rates after 30 days at most (a
+# bucket that old is as good as full).
 TAKE = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -159,10 +160,14 @@ local cost = tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
 local reset = 0
-if tokens ~= tokens or at ~= at or tokens < 0 or tokens > burst or at < 0 or at > now then
+if not state[1] and not state[2] then
+  tokens = burst
+  at = now
+elseif not tokens or not at or tokens ~= tokens or at ~= at
+    or tokens < 0 or tokens > burst or at < 0 or at > now then
   tokens = burst
   at = now
   reset = 1

@@ -417,9 +417,7 @@ class Cache:
         self.l1 = l1
         self.l2 = l2
 
-    async def get_many(
-        self, keys: Iterable[str], fits: Fits | None = None
-    ) -> dict[str, tuple[Output, Tier]]:
+    async def get_many(self, keys: Iterable[str], fits: Fits) -> dict[str, tuple[Output, Tier]]:
         """The cached outputs among `keys`, each with the tier that had it (absent keys are
         misses). An answer read from Redis that does not `fits` its key is a miss too, and
         is not kept in L1: only what this process computed or checked is ever there."""
@@ -437,7 +435,7 @@ class Cache:
             values = await self.l2.get_many(missing)
             hits = 0
             for key, value in zip(missing, values, strict=True):
-                if value is not None and fits is not None and not fits(key, value):
+                if value is not None and not fits(key, value):
                     metrics.REDIS_REFUSED.labels(kind="shape").inc()
                     log.warning("a signed redis entry not of its answer's shape was ignored")
                     continue

@@ -103,7 +103,7 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 def conditional(
     tag_of: Callable[[Request], str], cache_control: str
 ) -> Callable[[Endpoint], Endpoint]:
-    """For GET routes whose answer is fixed by what `tag_of` digests (the catalog version): a
+    """For GET routes whose answer is fixed by what `tag_of` digests (catalog version, URL): a
     200 carries the validators, and is a 304 instead when `If-None-Match` matches. The
     endpoint runs first (a catalog lookup, no computation), so a request it refuses — a bad
     query parameter, an unknown id — is refused whatever `If-None-Match` says (`*` too)."""

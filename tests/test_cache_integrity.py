@@ -123,6 +123,18 @@ def test_grids_of_one_cell_list_but_another_shape_have_their_own_etags(stack):
     assert crossed.status_code == 200 and crossed.content == second.content
 
 
+def test_catalog_reads_of_other_bodies_have_other_etags(stack):
+    server, _ = stack
+    a = httpx.get(server.url + "/v1/operatives?killTeam=kasrkin")
+    b = httpx.get(server.url + "/v1/operatives?killTeam=kommandos")
+    assert a.content != b.content and a.headers["etag"] != b.headers["etag"]
+    crossed = httpx.get(
+        server.url + "/v1/operatives?killTeam=kommandos",
+        headers={"if-none-match": a.headers["etag"]},
+    )
+    assert crossed.status_code == 200
+
+
 # ------------------------------------------------------------------ shared caches
 
 

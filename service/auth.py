@@ -107,10 +107,11 @@ class Keys:
 
 def sane(tokens: float, at: float, now: float, burst: int) -> tuple[float, float]:
     """A bucket's state as a take reads it: a state no take could have left — tokens not
-    finite or outside [0, burst], a time not finite or after `now` — is a full bucket now,
-    so a damaged state costs a key one burst at most, never every later request (an
-    infinite wait has no Retry-After). The Lua script `TAKE` applies the same rule."""
-    ok = math.isfinite(tokens) and math.isfinite(at) and 0 <= tokens <= burst and at <= now
+    finite or below 0, a time not finite or after `now` — is a full bucket now, so a
+    damaged state costs a key one burst at most, never every later request (an infinite
+    wait has no Retry-After). Tokens above `burst` (the setting was lowered) are clamped by
+    the take as before. The Lua script `TAKE` applies the same rule."""
+    ok = math.isfinite(tokens) and math.isfinite(at) and tokens >= 0 and at <= now
     return (float(tokens), float(at)) if ok else (float(burst), now)
 
 
@@ -149,8 +150,8 @@ class Buckets:
 # KEYS[1] the bucket; ARGV rate (tokens/s), burst, cost. Returns {wait, tokens left, reset}:
 # wait "0" when the tokens were taken, else the seconds until they will be there (strings:
 # Redis would truncate a Lua number to an integer); reset 1 when the stored state was out of
-# range (`sane`: a field missing or not a number, NaN, infinite, tokens outside [0, burst], a
-# time after the server's clock) and was read as a full bucket (as no bucket at all is). The
+# range (`sane`: a field missing or not a number, NaN, infinite, tokens below 0, a time after
+# the server's clock) and was read as a full bucket (as no bucket at all is). The
 # bucket expires when it would be full again; at absurdly low rates after 30 days at most (a
 # bucket that old is as good as full).
 TAKE = """
@@ -167,7 +168,7 @@ if not state[1] and not state[2] then
   tokens = burst
   at = now
 elseif not tokens or not at or tokens ~= tokens or at ~= at
-    or tokens < 0 or tokens > burst or at < 0 or at > now then
+    or tokens < 0 or tokens == math.huge or at < 0 or at > now then
   tokens = burst
   at = now
   reset = 1

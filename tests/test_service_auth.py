@@ -380,7 +380,8 @@ def test_a_poisoned_local_bucket_is_reset_to_full():
     """The process's own buckets read their state by the same rule."""
     now = time.monotonic()
     assert sane(2.5, now - 1, now, 3) == (2.5, now - 1)
-    for tokens, at in ((-math.inf, now), (math.nan, now), (4.0, now), (1.0, now + 60),
+    assert sane(4.0, now, now, 3) == (4.0, now)  # a lowered burst: the take clamps it
+    for tokens, at in ((-math.inf, now), (math.nan, now), (math.inf, now), (1.0, now + 60),
                        (1.0, math.nan), (-1.0, now)):  # fmt: skip
         assert sane(tokens, at, now, 3) == (3.0, now)
 

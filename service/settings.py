@@ -112,6 +112,14 @@ class Settings(BaseSettings):
     def _keys(cls, value: Any) -> Any:
         return _split(value)
 
+    @field_validator("cache_key")
+    @classmethod
+    def _cache_key(cls, value: SecretStr | None) -> SecretStr | None:
+        """An empty secret signs nothing anyone could not sign: refused, not used."""
+        if value is not None and not value.get_secret_value():
+            raise ValueError("an empty key signs nothing; unset it for a random one")
+        return value
+
     @field_validator("cors_origins", mode="before")
     @classmethod
     def _origins(cls, value: Any) -> Any:

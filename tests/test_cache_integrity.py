@@ -305,3 +305,17 @@ def _expected(body: dict[str, Any]) -> dict[str, Any]:
     """The engine's own answer to a shoot body, computed here without any cache."""
     job = prepare({"mode": "shoot", **body})
     return job.mode.evaluate(job.scenario)
+
+
+def test_the_cache_key_is_a_secret_and_never_empty(monkeypatch):
+    from service.settings import Settings
+
+    monkeypatch.setenv("KILLMATH_CACHE_KEY", "hunter2-cache")
+    settings = Settings()
+    assert settings.cache_key is not None
+    assert settings.cache_key.get_secret_value() == "hunter2-cache"
+    assert "hunter2" not in repr(settings)
+    monkeypatch.setenv("KILLMATH_CACHE_KEY", "")
+    with pytest.raises(ValueError, match="cache_key") as error:
+        Settings()
+    assert "hunter2" not in str(error.value)

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from engine import collector
 from engine.errors import InputError
 
@@ -57,6 +59,19 @@ class Mode:
     evaluate: Callable[[Any], dict[str, Any]]
     model: type | None = None
     results: tuple[type, ...] = ()
+
+    def fits(self, output: Any) -> bool:
+        """Whether `output` is one of this mode's answers as its models declare them (strict:
+        a number is not a string; no member missing or unknown). For what the service reads
+        back from a shared cache: an answer of another shape would fail whatever reads it
+        (a grid cell's summary) or reach a client. ~10 µs for a plain shoot."""
+        for result in self.results:
+            try:
+                result.model_validate(output, strict=True)  # type: ignore[attr-defined]
+            except ValidationError:
+                continue
+            return True
+        return not self.results
 
 
 _MODES: dict[tuple[str, str], Mode] = {}

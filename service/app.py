@@ -22,6 +22,7 @@ import gc
 import importlib
 import logging
 import os
+import secrets
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,7 +39,7 @@ from starlette.responses import Response
 from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
-from service.cache import LRU, Breaker, Cache, RedisTier
+from service.cache import LRU, Breaker, Cache, RedisTier, Signer
 from service.compression import Compression
 from service.compute import Computer
 from service.http import refusal
@@ -58,6 +59,17 @@ ROUTE_MODULES: list[str] = [
 log = logging.getLogger("killmath.app")
 
 
+def cache_secret(settings: Settings) -> bytes:
+    """`KILLMATH_CACHE_KEY`, or a random secret of this process's own: its Redis entries are
+    then unreadable to every other process (correct, but nothing is shared), hence the
+    warning when a Redis is configured."""
+    if settings.cache_key is not None:
+        return settings.cache_key.get_secret_value().encode()
+    if settings.redis_url:
+        log.warning("KILLMATH_CACHE_KEY unset: Redis entries are signed with a random key")
+    return secrets.token_bytes(32)
+
+
 def build_cache(settings: Settings) -> Cache:
     l2 = None
     if settings.redis_url:
@@ -67,6 +79,7 @@ def build_cache(settings: Settings) -> Cache:
             timeout=settings.redis_timeout,
             pool_size=settings.redis_pool_size,
             breaker=Breaker(settings.breaker_failures, settings.breaker_cooldown),
+            signer=Signer(cache_secret(settings)),
             cluster=settings.redis_cluster,
         )
     return Cache(LRU(settings.cache_entries), l2)

@@ -175,10 +175,10 @@ class Computer:
     async def results(self, jobs: Sequence[Job]) -> list[Result | InputError]:
         """The answer of every job, in order: from the cache, a running computation or a new one."""
         keys = list(dict.fromkeys(job.key for job in jobs))
-        found = await self.cache.get_many(keys)
+        by_key = {job.key: job for job in jobs}
+        found = await self.cache.get_many(keys, lambda key, out: by_key[key].mode.fits(out))
         waiting: dict[str, asyncio.Future[Output]] = {}
         mine: dict[str, Job] = {}
-        by_key = {job.key: job for job in jobs}
         loop = asyncio.get_running_loop()
         for key in keys:
             if key in found:

@@ -80,6 +80,13 @@ REDIS_ERRORS = Counter(
     ["kind"],
     registry=REGISTRY,
 )
+REDIS_REFUSED = Counter(
+    "killmath_redis_refused",
+    "What was read from Redis and not trusted: cache entries unsigned or damaged (entry), "
+    "signed but not of their answer's shape (shape), rate-limit buckets out of range (bucket)",
+    ["kind"],
+    registry=REGISTRY,
+)
 
 AUTH_FAILURES = Counter(
     "killmath_auth_failures",

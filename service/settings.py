@@ -6,8 +6,8 @@ request milliseconds, not seconds, and no access control (no API keys, no CORS h
 
 Lists (`KILLMATH_API_KEYS`, `KILLMATH_CORS_ORIGINS`) are comma-separated, not JSON: they are
 marked `NoDecode` (pydantic-settings' documented way to skip JSON decoding) and split by a
-validator. Validation errors never echo their input (`hide_input_in_errors`): API keys and the
-Redis URL are secrets, and a settings error is printed at start-up.
+validator. Validation errors never echo their input (`hide_input_in_errors`): API keys, the
+Redis URL and the cache key are secrets, and a settings error is printed at start-up.
 """
 
 from __future__ import annotations
@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     redis_pool_size: int = Field(32, ge=1, description="Redis connections per process")
     breaker_failures: int = Field(3, ge=1, description="consecutive Redis failures to open")
     breaker_cooldown: float = Field(5.0, gt=0, description="seconds before Redis is retried")
+    cache_key: SecretStr | None = Field(
+        None,
+        description="secret that signs Redis entries (a keyed MAC); replicas sharing a Redis "
+        "must share it; unset = a random key per process (`killmath serve`: per server)",
+    )
 
     # limits
     max_body_bytes: int = Field(1_048_576, ge=1024, description="larger bodies get 413")
@@ -120,6 +125,14 @@ class Settings(BaseSettings):
     @classmethod
     def _keys(cls, value: Any) -> Any:
         return _split(value)
+
+    @field_validator("cache_key")
+    @classmethod
+    def _cache_key(cls, value: SecretStr | None) -> SecretStr | None:
+        """An empty secret signs nothing anyone could not sign: refused, not used."""
+        if value is not None and not value.get_secret_value():
+            raise ValueError("an empty key signs nothing; unset it for a random one")
+        return value
 
     @field_validator("cors_origins", mode="before")
     @classmethod

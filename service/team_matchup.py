@@ -55,6 +55,7 @@ from schema.limits import team_matchup_too_large
 from schema.references import IGNORE, IGNORED, UNKNOWN_RULES, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
 from service import grid as grids
+from service import validators
 from service.cache import LRU, Tier
 from service.compute import Computer, Job, Result, encode, key_member, prepare_raw
 
@@ -429,7 +430,7 @@ def identity(plan: Plan, jobs: Sequence[Job]) -> tuple[list[str], str]:
     """What a team matchup's answer is a function of, for its ETag: every cell's canonical
     key with the rules it is computed without (ranged then melee), and the rest of the body
     (the catalog version, the sides' operative ids, the situations' names, melee or not)."""
-    cells = [job.key if job.ignored is None else f"{job.key}\x1f{job.ignored!r}" for job in jobs]
+    cells = [validators.cell(job.key, job.ignored) for job in jobs]
     names = plan.situation_names()
     rest = [plan.catalog.version, [op.id for op in plan.attackers],
             [op.id for op in plan.defenders], names, plan.request.melee is not None]  # fmt: skip

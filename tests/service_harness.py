@@ -29,8 +29,14 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.cache import Signer
+
 REPO = Path(__file__).resolve().parents[1]
 TEST_DB = int(os.environ.get("KILLMATH_TEST_REDIS_DB", "13"))
+CACHE_KEY = "killmath-tests-cache-key"
+"""The `KILLMATH_CACHE_KEY` of every test server (as replicas share one), unless a test
+names its own; `SIGNER` reads and writes entries as they do."""
+SIGNER = Signer(CACHE_KEY.encode())
 
 
 def load_loadtests_module(stem: str) -> ModuleType:
@@ -76,6 +82,7 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
         env.update({f"KILLMATH_{k.upper()}": str(v) for k, v in settings.items()})
         env.setdefault("KILLMATH_LOG_LEVEL", "WARNING")
+        env.setdefault("KILLMATH_CACHE_KEY", CACHE_KEY)
         env["PYTHONPATH"] = str(repo)
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()

@@ -210,3 +210,18 @@ def test_prod_cluster_is_prod_with_the_url_a_cluster_seed_node():
     cluster, single = settings("prod-cluster"), settings("prod")
     assert cluster == single | {"KILLMATH_REDIS_CLUSTER": "true"}
     assert Settings(redis_cluster=cluster["KILLMATH_REDIS_CLUSTER"]).redis_cluster is True
+
+
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
+def test_every_replica_signs_redis_entries_with_one_key_from_a_secret(overlay):
+    """KILLMATH_CACHE_KEY comes from a Secret every replica reads (none would share an entry
+    otherwise), required: dev's is generated beside the manifests, prod's is the operators'."""
+    docs = _render(overlay)
+    env = {e["name"]: e for e in _api_container(docs)["env"]}
+    ref = env["KILLMATH_CACHE_KEY"]["valueFrom"]["secretKeyRef"]
+    assert ref["optional"] is False
+    secrets = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Secret"}
+    if overlay == "dev":
+        assert ref["name"] in secrets and ref["key"] in secrets[ref["name"]]["data"]
+    else:
+        assert ref["name"].startswith("killmath-cache-key") and not secrets

@@ -212,17 +212,25 @@ def test_errors_carry_no_validators(server):
     assert bad.headers["killmath-engine-revision"] == str(REVISION)
 
 
-def test_catalog_reads_revalidate_on_the_catalog_version(server):
+def test_catalog_reads_revalidate_on_the_catalog_version_and_their_url(server):
+    """A catalog read's tag digests the catalog version and its URL: each read revalidates
+    with its own tag, never with another read's (another body: issue 34, finding 7)."""
     teams = httpx.get(server.url + "/v1/kill-teams")
     tag = teams.headers["etag"]
-    assert tag == etag("catalog", [teams.json()["catalogVersion"]])
+    assert tag == etag("catalog", [teams.json()["catalogVersion"]], "/v1/kill-teams", "")
     assert teams.headers["cache-control"] == "public, max-age=300"
-    for path in (
+    paths = (
         "/v1/kill-teams",
         "/v1/operatives?killTeam=kasrkin",
+        "/v1/operatives?killTeam=kommandos",
         "/v1/operatives/kasrkin.gunner",
-    ):
-        assert httpx.get(server.url + path, headers={"if-none-match": tag}).status_code == 304
+    )
+    tags = {path: httpx.get(server.url + path).headers["etag"] for path in paths}
+    assert len(set(tags.values())) == len(paths)
+    for path in paths:
+        for held, other in tags.items():
+            answer = httpx.get(server.url + path, headers={"if-none-match": other})
+            assert answer.status_code == (304 if held == path else 200), (path, held)
     missing = httpx.get(server.url + "/v1/operatives/nobody")
     assert missing.status_code == 404 and "etag" not in missing.headers
 

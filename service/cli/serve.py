@@ -11,7 +11,8 @@ prometheus-client's multiprocess mode, so `/metrics` counts every worker's reque
 worker answers the scrape: the directory (`PROMETHEUS_MULTIPROC_DIR`, else a fresh temporary
 one, removed on exit) is emptied first, before any worker starts. With `KILLMATH_METRICS_PORT`
 this process serves the metrics on that port (same host) and the API port answers 404 for
-`/metrics`.
+`/metrics`. Without `KILLMATH_CACHE_KEY` the workers share one secret generated here, so they
+read each other's Redis entries (`service.cache.Signer`).
 
 The HTTP protocol is uvicorn's (httptools, else h11) with the read timeouts uvicorn lacks
 (`service.protocol`): slow headers or a slow body get 408, idle connections are closed after
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -52,6 +54,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"killmath serve: catalog: {error}", file=sys.stderr)
         return 2
     settings = from_environment()
+    if settings.redis_url and settings.cache_key is None and args.workers > 1:
+        # one generated secret for every worker, so that they read each other's entries
+        os.environ["KILLMATH_CACHE_KEY"] = secrets.token_hex(32)
     owned = None
     if args.workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(

@@ -225,9 +225,12 @@ async def import_file(request: Request) -> Response:
 
 openapi_paths = openapi_catalog.openapi_paths
 
-# a catalog read is fixed by the catalog version (every URL's answer changes with it alone)
+# a catalog read is fixed by the catalog version and the URL (its path and query): two reads
+# that answer different bodies never share a tag, even if a client sends one's to the other
 catalog_read = validators.conditional(
-    lambda request: validators.etag("catalog", [catalog().version]),
+    lambda request: validators.etag(
+        "catalog", [catalog().version], request.url.path, request.url.query
+    ),
     validators.CATALOG_CACHE_CONTROL,
 )
 

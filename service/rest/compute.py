@@ -72,7 +72,8 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
         raw = await request.body()
         job = prepare_raw(raw if ruleset is None else in_ruleset(raw, ruleset), mode)
         minimal = validators.wants_minimal(request)
-        tag = validators.etag(mode, [job.key], "minimal" if minimal else "full")
+        cell = validators.cell(job.key, job.ignored)
+        tag = validators.etag(mode, [cell], "minimal" if minimal else "full")
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Prefer")
@@ -91,8 +92,11 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
 
 
 def _identity(item: Job | InputError) -> str:
-    """What fixes one batch line: its canonical key, or its error (a key never starts '{')."""
-    return item.key if isinstance(item, Job) else orjson.dumps(item.as_json()).decode()
+    """What fixes one batch line: its canonical key and rules ignored (`validators.cell`),
+    or its error (a key never starts '{')."""
+    if isinstance(item, Job):
+        return validators.cell(item.key, item.ignored)
+    return orjson.dumps(item.as_json()).decode()
 
 
 @answers_errors
@@ -164,8 +168,11 @@ async def grid(request: Request) -> Response:
 
     async def admit(jobs: Sequence[Job], thresholds: Sequence[int]) -> Response | None:
         nonlocal tag
+        # the CSV has no ignoredRules column; the cells' indices follow from the shape
+        cells = (job.key if csv else validators.cell(job.key, job.ignored) for job in jobs)
+        shape = repr((len(spec.attackers), len(spec.defenders), len(spec.situations)))
         media = "csv" if csv else "json"
-        tag = validators.etag("grid", (job.key for job in jobs), media, repr(tuple(thresholds)))
+        tag = validators.etag("grid", cells, media, repr(tuple(thresholds)), shape)
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")

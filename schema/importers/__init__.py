@@ -23,6 +23,7 @@ from engine.errors import InputError
 from schema.importers import battlescribe, ktdash
 from schema.importers.limits import (
     MAX_BYTES,
+    MAX_DEPTH,
     MAX_EDGES,
     MAX_NODES,
     MAX_PROFILES,
@@ -34,6 +35,7 @@ from schema.importers.result import ImportResult
 __all__ = [
     "FORMATS",
     "MAX_BYTES",
+    "MAX_DEPTH",
     "MAX_EDGES",
     "MAX_NODES",
     "MAX_PROFILES",

@@ -64,13 +64,22 @@ def _local(tag: str) -> str:
 
 
 def parse_document(text: str) -> ET.Element:
-    """The root of one `.gst` or `.cat`. Raises ValueError if it is not usable XML."""
+    """The root of one `.gst` or `.cat`. Raises ValueError if it is not usable XML, or is
+    nested deeper than MAX_DEPTH elements (no data file is; nothing here recurses, but a
+    bound keeps every later pass over the tree cheap to reason about)."""
     if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
         raise UnsafeDocument("documents with a DOCTYPE or entities are not accepted")
     try:
-        return ET.fromstring(text)
+        root = ET.fromstring(text)
     except ET.ParseError as exc:
         raise ValueError(f"not valid XML: {exc}") from None
+    stack = [(root, 1)]
+    while stack:
+        element, depth = stack.pop()
+        if depth > limits.MAX_DEPTH:
+            raise ValueError(f"nested too deeply: more than {limits.MAX_DEPTH} levels of elements")
+        stack.extend((child, depth + 1) for child in element)
+    return root
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ MAX_BYTES = 8_000_000
 MAX_NODES = 100_000
 # references between them: entry links, info links, entries and profiles nested in entries
 MAX_EDGES = 200_000
+# levels of XML elements (the public files have at most 15): deeper is "nested too deeply",
+# INVALID_INPUT as a JSON document too deep for its parser is
+MAX_DEPTH = 200
 # the BattleScribe walk: each reference followed, each weapon carried up one reference
 MAX_WALK_STEPS = 2_000_000
 # weapon profile lines an import yields over all its operatives (each one parsed)

@@ -249,12 +249,14 @@ class _Walk:
         self._children: dict[int, list[ET.Element]] = {}
         self._is_operative: dict[int, bool] = {}
         self._index: dict[int, int] = {}
-        self._component: dict[int, int] = {}
+        self._component: dict[int, int] = {}  # entry → its component's number
+        self._components_done = 0
 
     def weapons(self, entry: ET.Element) -> Weapons:
         """The weapons below `entry` (an operative's: its wargear)."""
-        if id(entry) not in self.memo:
+        if id(entry) not in self._index:
             self._components(entry)
+        self._memoise(entry)
         return self.memo[id(entry)]
 
     def _count(self, steps: int) -> None:
@@ -326,30 +328,41 @@ class _Walk:
                 found.append(pair)
 
     def _finish(self, component: list[ET.Element]) -> None:
-        """Memoise the weapons of a component's entries; the components below are done."""
-        number = len(self._component)
-        members = {id(e) for e in component}
-        for member in members:
-            self._component[member] = number
-        for start in component:
-            found: list[tuple[ET.Element, str]] = []
-            seen: set[int] = set()
-            self._add(found, seen, self._own[id(start)])
-            visited = {id(start)}
-            stack = [iter(self._children[id(start)])]
-            while stack:
-                for child in stack[-1]:
-                    self._count(1)
-                    if id(child) not in members:
-                        self._add(found, seen, self.memo[id(child)])
-                    elif id(child) not in visited:  # on a cycle: walk it here
-                        visited.add(id(child))
-                        self._add(found, seen, self._own[id(child)])
-                        stack.append(iter(self._children[id(child)]))
-                        break
-                else:
-                    stack.pop()
-            self.memo[id(start)] = tuple(found)
+        """Number a complete component, and memoise the entries it links in the components
+        below (all complete), so that each memo needs only memos made before it. An entry
+        is memoised only where a walk enters its component: a ring of 100,000 entries
+        entered at one is walked once, not once from each of its entries."""
+        self._components_done += 1
+        for member in component:
+            self._component[id(member)] = self._components_done
+        for member in component:
+            for child in self._children[id(member)]:
+                if self._component[id(child)] != self._components_done:
+                    self._memoise(child)
+
+    def _memoise(self, start: ET.Element) -> None:
+        """The weapons below `start`: a walk of its own component, memos past it."""
+        if id(start) in self.memo:
+            return
+        number = self._component[id(start)]
+        found: list[tuple[ET.Element, str]] = []
+        seen: set[int] = set()
+        self._add(found, seen, self._own[id(start)])
+        visited = {id(start)}
+        stack = [iter(self._children[id(start)])]
+        while stack:
+            for child in stack[-1]:
+                self._count(1)
+                if self._component[id(child)] != number:
+                    self._add(found, seen, self.memo[id(child)])
+                elif id(child) not in visited:  # on a cycle: walk it here
+                    visited.add(id(child))
+                    self._add(found, seen, self._own[id(child)])
+                    stack.append(iter(self._children[id(child)]))
+                    break
+            else:
+                stack.pop()
+        self.memo[id(start)] = tuple(found)
 
 
 def _team_operatives(system: _System, doc: Document) -> list[_Operative]:

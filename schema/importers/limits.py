@@ -27,7 +27,7 @@ MAX_EDGES = 200_000
 # INVALID_INPUT as a JSON document too deep for its parser is
 MAX_DEPTH = 200
 # the BattleScribe walk: each reference followed, each weapon carried up one reference
-MAX_WALK_STEPS = 2_000_000
+MAX_WALK_STEPS = 1_000_000
 # weapon profile lines an import yields over all its operatives (each one parsed)
 MAX_PROFILES = 20_000
 

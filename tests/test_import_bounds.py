@@ -105,7 +105,9 @@ def fan_out(links: int) -> str:
 def heavy(profiles: int) -> str:
     """A legitimate but large document: one operative with many weapon profiles, each
     with rule text to parse (about a second of CPU at 19,000)."""
-    extra = "".join(_weapon(str(i), 'Lethal 5+, Piercing 1, Balanced, Range 8"') for i in range(profiles))
+    extra = "".join(
+        _weapon(str(i), 'Lethal 5+, Piercing 1, Balanced, Range 8"') for i in range(profiles)
+    )
     return _catalogue([], [], extra)
 
 
@@ -190,7 +192,9 @@ def test_a_ring_entered_everywhere_is_bounded_by_the_walk_budget() -> None:
 def test_profile_lines_beyond_the_budget_are_refused() -> None:
     # 30 operatives each carrying the same 1,000 weapons: 30,000 lines to parse
     extra = "".join(_weapon(str(i)) for i in range(1_000))
-    arsenal = f'<selectionEntry id="arsenal" name="arsenal"><profiles>{extra}</profiles></selectionEntry>'
+    arsenal = (
+        f'<selectionEntry id="arsenal" name="arsenal"><profiles>{extra}</profiles></selectionEntry>'
+    )
     operatives = "".join(
         f'<selectionEntry id="op{k}" name="Op {k}"><profiles><profile id="op{k}-p" '
         f'name="Op {k}" typeName="Operative"/></profiles>'

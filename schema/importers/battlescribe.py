@@ -225,19 +225,20 @@ Weapons = tuple[tuple[ET.Element, str], ...]  # (profile, the entry naming its w
 
 
 class _Walk:
-    """The weapon profiles below each operative, every entry read and walked once.
+    """The weapon profiles below each operative, every entry read once and its result reused.
 
     An entry's weapons are its own weapon profiles, then its children's, in order, each
     profile once (where first met), other operatives' entries left out: what a depth-first
-    walk from the entry meets. They are memoised per entry, so a sub-tree that many entries
-    link is walked once however many paths lead to it (a DAG of depth 22 has 4 million
-    paths). Links may form cycles: the entries are grouped into strongly connected
-    components (Tarjan's algorithm, with an explicit stack, so a 100,000-long chain needs
-    no recursion), each component is finished after every component it reaches, and an
-    entry of a cycle gets its weapons by a walk of its own component, the others' read
-    from their memos. That is exactly the order of the depth-first walk from the
-    operative, so the result is the one every path gave. Entries are read lazily in
-    that same order, so problems are reported in the order they always were. Every
+    walk from the entry meets. Walking every path instead costs 2^22 steps for a DAG of
+    depth 22, so the weapons are memoised per entry and a sub-tree many entries link is
+    walked once. Links may form cycles, where a memo would depend on the path: the entries
+    are grouped into strongly connected components (Tarjan's algorithm), each finished
+    after every component it reaches; an entry where a walk enters a cycle gets its
+    weapons by a walk of its own component, the memos of the components below read as
+    they are. That is exactly what the depth-first walk from the operative meets, so the
+    result is the one every path gave (identical on the public BSData files). Entries are
+    read lazily in the same order as before, so problems are reported as they always were.
+    Both walks keep explicit stacks: a 100,000-long chain needs no recursion. Every
     reference followed and every weapon carried up one counts against MAX_WALK_STEPS.
     """
 

@@ -280,8 +280,13 @@ def _joined(
         key: sum(1 + per_weapon.get(_text(_get(op, "opTypeId")), 0) for op in group)
         for key, group in optypes.items()
     }
-    teams = [t for t in _get(data, "killteams") if isinstance(t, Mapping)]
-    return sum(1 + per_team.get(_text(_get(t, "killteamId")), 0) for t in teams)
+    return sum(1 + per_team.get(_text(_get(t, "killteamId")), 0) for t in _export_rows(data))
+
+
+def _export_rows(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The export's kill-team rows (a `killteams` that is not a list has none)."""
+    rows = _get(data, "killteams")
+    return [t for t in rows if isinstance(t, Mapping)] if isinstance(rows, list) else []
 
 
 def _export_teams(data: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -293,9 +298,7 @@ def _export_teams(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     if _joined(data, optypes, weapons, profiles) > limits.MAX_NODES:
         raise limits.exceeded("rows once the tables are joined", limits.MAX_NODES)
     teams = []
-    for team in _get(data, "killteams"):
-        if not isinstance(team, Mapping):
-            continue
+    for team in _export_rows(data):
         team_id = _text(_get(team, "killteamId"))
         ops = []
         for op in optypes.get(team_id, []):
@@ -371,8 +374,7 @@ def graph_size(data: Any) -> tuple[int, int]:
                                ("weaponprofiles", "wepId"))
         ]  # fmt: skip
         nodes = _joined(data, *groups)
-        teams = sum(1 for t in _get(data, "killteams") if isinstance(t, Mapping))
-        return nodes, nodes - teams
+        return nodes, nodes - len(_export_rows(data))
     teams = [t for t in _teams(data, shape) if isinstance(t, Mapping)]
     below = 0
     for team in teams:
@@ -380,7 +382,9 @@ def graph_size(data: Any) -> tuple[int, int]:
             below += 1
             weapons = (_get(op, "weapons") or []) if isinstance(op, Mapping) else []
             for weapon in weapons:
-                below += 1 + (len(_get(weapon, "profiles") or []) if isinstance(weapon, Mapping) else 0)
+                below += 1
+                if isinstance(weapon, Mapping):
+                    below += len(_get(weapon, "profiles") or [])
     return len(teams) + below, below
 
 

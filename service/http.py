@@ -10,7 +10,7 @@ import asyncio
 import functools
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -19,7 +19,9 @@ from starlette.types import Receive, Scope, Send
 
 from engine.errors import InputError
 from schema.errors import HTTP_STATUS, error_body
-from service.compute import BudgetExceeded, Computer
+from service.compute import MEMO_BODY_BYTES, BudgetExceeded, Computer
+
+T = TypeVar("T")
 
 
 class JSONResponse(Response):
@@ -29,13 +31,26 @@ class JSONResponse(Response):
         return orjson.dumps(content)
 
 
-async def json_body(request: Request) -> Any:
-    """The parsed JSON body, or INVALID_INPUT naming what is wrong with it."""
-    raw = await request.body()
+def loads(raw: bytes) -> Any:
+    """The parsed JSON of a body, or INVALID_INPUT naming what is wrong with it."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
+
+
+async def json_body(request: Request) -> Any:
+    """The parsed JSON body, or INVALID_INPUT naming what is wrong with it."""
+    return loads(await request.body())
+
+
+async def parsed_body(request: Request, parse: Callable[[Any], T] = lambda body: body) -> T:
+    """`parse` of the JSON body: on the loop for a small body, in the engine pool above
+    `MEMO_BODY_BYTES`, so that a megabyte of JSON and its validation never hold the loop."""
+    raw = await request.body()
+    if len(raw) <= MEMO_BODY_BYTES:
+        return parse(loads(raw))
+    return await computer(request).in_pool(lambda: parse(loads(raw)))
 
 
 GRAPHQL_PATH = "/graphql"

@@ -39,7 +39,6 @@ from service.compute import (
     Result,
     encode,
     prepare_each,
-    prepare_raw,
 )
 from service.graphql import http as graphql_http
 from service.graphql import scalars
@@ -67,7 +66,7 @@ class Service:
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            job = prepare_raw(encode(envelope), mode)
+            job = await self.computer.prepare(encode(envelope), mode)
             await self.tally.charge(costs.of_mode(job.mode))
             return await self.computer.answer(job)
         except (InputError, BudgetExceeded, RateLimited) as exc:

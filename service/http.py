@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from engine.errors import InputError
-from schema.errors import HTTP_STATUS, error_body
+from schema.errors import HTTP_STATUS, REPLY_BYTES, error_body, within_reply
 from service.compute import MEMO_BODY_BYTES, BudgetExceeded, Computer
 
 T = TypeVar("T")
@@ -57,12 +57,26 @@ GRAPHQL_PATH = "/graphql"
 GRAPHQL_MEDIA = "application/json; charset=utf-8"
 
 
-def graphql_errors(details: list[dict[str, Any]]) -> dict[str, Any]:
+def listed(errors: list[dict[str, Any]], omitted: int = 0) -> list[dict[str, Any]]:
+    """A GraphQL reply's errors within 64 KiB (`schema.errors.within_reply`): the first that
+    fit, then, if any were left out (or `omitted` were already), a final error saying how
+    many in `extensions.omitted`, as the REST body's `omitted` does."""
+    kept, left = within_reply(errors, REPLY_BYTES - 256)
+    left += omitted
+    if not left:
+        return kept
+    message = f"{left} more errors not listed: an error reply holds at most {REPLY_BYTES} bytes"
+    return [*kept, {"message": message, "extensions": {"omitted": left}}]
+
+
+def graphql_errors(details: list[dict[str, Any]], omitted: int = 0) -> dict[str, Any]:
     """GraphQL's response to a refused request, `{"errors": [{"message", "extensions"}]}`:
     one entry per problem, its §12 members (`code`, `field`, `message`, `limit`) as the
-    extensions. The one home of that shape: the endpoint's refusals (`Refused`) and the
-    middleware's on /graphql paths (413, 401, 429) both render through it."""
-    return {"errors": [{"message": d["message"], "extensions": d} for d in details]}
+    extensions, within 64 KiB (`listed`; `omitted` more were left out already). The one
+    home of that shape: the endpoint's refusals (`Refused`) and the middleware's on
+    /graphql paths (413, 401, 429) both render through it."""
+    entries = [{"message": d["message"], "extensions": d} for d in details]
+    return {"errors": listed(entries, omitted)}
 
 
 class Refusal(JSONResponse):
@@ -74,13 +88,14 @@ class Refusal(JSONResponse):
         self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None
     ) -> None:
         self.details: list[dict[str, Any]] = body["errors"]
+        self.omitted: int = body.get("omitted", 0)
         self.given_headers = headers
         super().__init__(body, status_code=status, headers=headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(GRAPHQL_PATH):
             graphql = Response(
-                orjson.dumps(graphql_errors(self.details)),
+                orjson.dumps(graphql_errors(self.details, self.omitted)),
                 self.status_code,
                 headers=self.given_headers,
                 media_type=GRAPHQL_MEDIA,

@@ -260,9 +260,18 @@ class Computer:
                 future.set_exception(exc)
                 future.exception()  # retrieved: waiters re-raise it, nobody else logs it
 
+    async def prepare(self, raw: bytes, mode: str | None = None) -> Job:
+        """`prepare_raw` of one JSON body: a small body on the loop (memoised: microseconds,
+        and a hop to the pool would cost more), a larger one in the pool, so that reading a
+        big body's JSON and weapon-rule text never holds the loop (health checks, cache
+        hits) while it is parsed."""
+        if len(raw) <= MEMO_BODY_BYTES:
+            return prepare_raw(raw, mode)
+        return await self.in_pool(prepare_raw, raw, mode)
+
     async def one(self, raw: bytes, mode: str | None = None) -> Result:
-        """One JSON body, validated inline (cheap, and memoised) and answered within the budget."""
-        return await self.answer(prepare_raw(raw, mode))
+        """One JSON body, prepared (`prepare`) and answered within the budget."""
+        return await self.answer(await self.prepare(raw, mode))
 
     async def answer(self, job: Job) -> Result:
         """One prepared job, answered within the budget."""

@@ -40,7 +40,15 @@ class FieldError(Result):
 
 
 class Error(Result):
-    """A refusal: the first problem in `error`, every problem in `errors`."""
+    """A refusal: the first problem in `error`, every problem in `errors` (the first of them
+    within 64 KiB, and then `omitted`, the count of the rest)."""
 
     error: FieldError
-    errors: list[FieldError] = Field(min_length=1, description="every problem, `error` first")
+    errors: list[FieldError] = Field(
+        min_length=1, description="every problem, `error` first, as many as fit in 64 KiB"
+    )
+    omitted: int | None = Omitted(
+        "problems found beyond those listed: an error reply holds at most 64 KiB, so only "
+        "the first problems are listed (each text cut at 1,000 characters); absent when "
+        "every problem is"
+    )

@@ -21,6 +21,7 @@ from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
+from schema.limits import rules_text
 from schema.weapon_rules import format_rules, parse_rules
 from service.graphql.outputs import engine_fields, output_type
 from service.graphql.versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
@@ -306,7 +307,10 @@ class CatalogQuery:
 
     @strawberry.field(description="weapon-rules text as engine fields, with what was not used")
     def weapon_rules(self, text: str) -> WeaponRules:
-        parsed = parse_rules(text)
+        try:
+            parsed = parse_rules(rules_text(text, "text"))
+        except InputError as exc:
+            raise _error(exc) from None
         return WeaponRules(
             fields=parsed.fields,
             no_numeric_effect=list(parsed.no_numeric_effect),

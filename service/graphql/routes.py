@@ -39,14 +39,13 @@ from service.compute import (
     Result,
     encode,
     prepare_each,
-    prepare_raw,
 )
 from service.graphql import http as graphql_http
 from service.graphql import scalars
 from service.graphql.cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql.http import ALLOW, Params, Refused
 from service.graphql.schema import build_schema
-from service.graphql.uploads import only_uploads
+from service.graphql.uploads import TooManyTokens, only_uploads
 from service.http import RateLimited, refusal, started
 from service.rest.compute import run_grid
 from service.settings import Settings
@@ -67,7 +66,7 @@ class Service:
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            job = prepare_raw(encode(envelope), mode)
+            job = await self.computer.prepare(encode(envelope), mode)
             await self.tally.charge(costs.of_mode(job.mode))
             return await self.computer.answer(job)
         except (InputError, BudgetExceeded, RateLimited) as exc:
@@ -251,9 +250,18 @@ class Endpoint:
         graphql_http.check_content_type(request.headers.get("content-type"))
         raw = await request.body()
         limit = state.settings.max_body_bytes
-        if len(raw) > limit and not only_uploads(raw, limit):
-            message = f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
-            return refusal(413, "LIMIT_EXCEEDED", message, limit=limit)
+        if len(raw) > limit:
+            try:
+                uploads = only_uploads(raw, limit, state.settings.graphql_max_tokens)
+            except TooManyTokens as exc:
+                refused = PreExecutionError(data=None, errors=[exc.error])
+                status, body = graphql_http.response(refused, media)
+                return _response(status, orjson.dumps(body), media)
+            if not uploads:
+                message = (
+                    f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
+                )
+                return refusal(413, "LIMIT_EXCEEDED", message, limit=limit)
         replies: Replies = state.graphql_replies
         # a metered request runs every time: its reply says the key's budget as it is now
         cached = replies.budget > 0 and auth.meter(request.scope) is None

@@ -42,13 +42,11 @@ from schema.answers.catalog import (
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
 from schema.importers import import_documents, import_text
+from schema.limits import rules_text
 from schema.weapon_rules import parse_rules
 from service import validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
 from service.openapi import catalog as openapi_catalog
-
-# a weapon's rules are a line of text; anything longer is not one
-MAX_RULES_TEXT = 2000
 
 # Load and validate the bundled catalog when the app is built, so bad data stops the
 # service at start-up instead of failing the first request that touches it.
@@ -119,11 +117,8 @@ async def weapon_rules(request: Request) -> Response:
     text = request.query_params.get("text")
     if text is None:
         raise InputError("INVALID_INPUT", "text", "the query parameter text is required")
-    if len(text) > MAX_RULES_TEXT:
-        raise InputError(
-            "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
-        )
-    return JSONResponse(answer(WeaponRulesResult, parse_rules(text).as_json()).as_json())
+    parsed = parse_rules(rules_text(text, "text"))
+    return JSONResponse(answer(WeaponRulesResult, parsed.as_json()).as_json())
 
 
 async def catalog_report(request: Request) -> Response:

@@ -29,16 +29,8 @@ from schema.errors import error_body
 from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
-from service.compute import (
-    Computer,
-    Job,
-    Result,
-    encode,
-    prepare_each,
-    prepare_raw,
-    result_body,
-)
-from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
+from service.compute import Computer, Job, Result, encode, prepare_each, result_body
+from service.http import Endpoint, JSONResponse, answers_errors, computer, parsed_body
 from service.validators import ANSWER_CACHE_CONTROL
 
 
@@ -70,7 +62,8 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
         raw = await request.body()
-        job = prepare_raw(raw if ruleset is None else in_ruleset(raw, ruleset), mode)
+        body = raw if ruleset is None else in_ruleset(raw, ruleset)
+        job = await computer(request).prepare(body, mode)
         minimal = validators.wants_minimal(request)
         cell = validators.cell(job.key, job.ignored)
         tag = validators.etag(mode, [cell], "minimal" if minimal else "full")
@@ -101,7 +94,7 @@ def _identity(item: Job | InputError) -> str:
 
 @answers_errors
 async def batch(request: Request) -> Response:
-    envelopes = await json_body(request)
+    envelopes = await parsed_body(request)
     if not isinstance(envelopes, list):
         raise InputError("INVALID_INPUT", "", "a batch is a JSON array of envelopes")
     limit = request.app.state.settings.max_batch
@@ -162,7 +155,8 @@ async def grid(request: Request) -> Response:
     """A grid as JSON `{atLeast, cells}` or, for `Accept: text/csv`, CSV. The REST body has no
     `cachedCells` (it would differ between calls): `Cache-Status` counts the cells each tier
     answered."""
-    spec = grids.parse(await json_body(request), request.app.state.settings.max_grid_cells)
+    max_cells = request.app.state.settings.max_grid_cells
+    spec = await parsed_body(request, lambda body: grids.parse(body, max_cells))
     csv = "text/csv" in request.headers.get("accept", "")
     tag = ""
 

@@ -28,7 +28,7 @@ from service import auth, costs, validators
 from service import team_matchup as teams
 from service.cache import ByteLRU
 from service.compute import Job, Result
-from service.http import answers_errors, computer, json_body
+from service.http import answers_errors, computer, parsed_body
 from service.openapi.catalog import examples
 from service.openapi.document import Components, error_responses, operation
 from service.openapi.document import json_body as json_request
@@ -60,7 +60,8 @@ RENDERED = Rendered(32 * 1024 * 1024)
 
 @answers_errors
 async def team_matchup(request: Request) -> Response:
-    plan = teams.parse(await json_body(request), request.app.state.settings.max_grid_cells)
+    max_cells = request.app.state.settings.max_grid_cells
+    plan = await parsed_body(request, lambda body: teams.parse(body, max_cells))
     csv = "text/csv" in request.headers.get("accept", "")
     minimal = not csv and validators.wants_minimal(request)
     tag = ""

@@ -84,19 +84,55 @@ def dice(value: Any) -> int:
         return sum(dice(item) for item in value)
     if not hasattr(value, "__dataclass_fields__") or _expression(value):
         return 0
-    own, parts = 1, 0
+    own, rolls, parts = 1, False, 0
     for name in value.__dataclass_fields__:
         item = getattr(value, name)
         if _expression(item):
-            own *= max(1, item.maximum)
+            own *= max(1, item.maximum) * max(1, _count(item))
+            rolls = True
         elif name == "attacks" and isinstance(item, int):
             own *= max(1, item)
+            rolls = True
         else:
             parts += dice(item)
-    return (own if own > 1 else 0) + parts
+    return (own if rolls else 0) + parts
+
+
+def _count(expression: Any) -> int:
+    """How many dice an expression rolls (an int, or kt2018's and threshold's tuple of sizes)."""
+    count = expression.dice
+    return len(count) if isinstance(count, tuple) else int(count)
+
+
+POOLS = frozenset({"wounds", "current_hp", "hp_per_model"})
+"""The fields that size what the dice are rolled against: the damage states tracked."""
+
+
+def pool(value: Any) -> int:
+    """The wounds or hit points a scenario's parts track (`POOLS`), summed over its parts
+    (the units of a Deadly Demise), the largest within one."""
+    if isinstance(value, (tuple, list)):
+        return sum(pool(item) for item in value)
+    if not hasattr(value, "__dataclass_fields__") or _expression(value):
+        return 0
+    found = 0
+    for name in value.__dataclass_fields__:
+        item = getattr(value, name)
+        if name in POOLS and isinstance(item, int):
+            found = max(found, item)
+        else:
+            found = max(found, pool(item))
+    return found
+
+
+def dice_terms(scenario: Any) -> dict[str, float]:
+    """A few-stage ruleset's terms: a fixed part, one per die (`dice`), and one per die and
+    wound or hit point tracked (`pool`): the distributions the dice are convolved into."""
+    rolled, tracked = float(dice(scenario)), float(pool(scenario))
+    return {"base": 1.0, "dice": rolled, "pool": tracked, "both": rolled * tracked}
 
 
 def of_dice(constants: dict[str, float], scenario: Any) -> Work:
-    """A few-stage ruleset's estimate: a fixed part and one per die (`dice`)."""
-    found = linear(constants, {"base": 1.0, "dice": float(dice(scenario))})
-    return Work(found.ms, "" if found.driver == "base" else "dice")
+    """A few-stage ruleset's estimate (`dice_terms`)."""
+    found = linear(constants, dice_terms(scenario))
+    return Work(found.ms, {"base": "", "pool": "wounds"}.get(found.driver, "dice"))

@@ -1,12 +1,15 @@
 """The estimated CPU of a kt2024 shoot or fight, from its canonical scenario (`engine.cost`).
 
 A fight (`flat.resolve`) runs its compiled loops over every wound-free moment (`table`'s, the
-nodes) at every cell of the wounds grid the fight can reach, once per sequence (`rounds`): its
-work is moments × reachable cells, summed over the sequences. Exact precision carries the
-masses modulo a prime per 64 bits of the finals' denominator (6**(rounds·step)), so that term is
-multiplied by the primes; an OPTIMAL fighter adds `kernels.solve`, which scores each candidate
-at each cell, modulo its own primes beside 2**64. The reachable cells grow with the damage one
-sequence can deal: at most the most successes times the larger damage, capped by the grid.
+nodes) at every cell of the wounds grid the fight can reach, once per sequence (`rounds`), and
+every action there branches over its Relic and Feel No Pain dice (`exponents`' depth): its work
+is moments × reachable cells × (1 + depth), summed over the sequences. Exact precision carries
+the masses modulo the primes their denominator (6**(rounds·step)) needs, an OPTIMAL fighter
+adds `kernels.solve`, which scores each candidate (as many as the successes, `top`) at each
+cell modulo its own primes beside 2**64: those terms are the grid's times primes times `top`.
+A sequence starts at the cells the earlier ones reach, which grow with the damage one sequence
+can deal (the most successes times the larger damage), capped by the grid, and spreads each
+over `SPREAD` cells.
 
 The moments and exponents come from the fight's own `Sequence` (its openings and table are
 memoised, on exactly the fields they read, and shared with the evaluation that follows), so
@@ -66,6 +69,11 @@ def _primes(bound: int) -> int:
         return len(PRIMES)
 
 
+SPREAD = 16
+"""The cells one sequence spreads a starting cell over, at a moment (its Feel No Pain and
+Relic dice and the damage already struck), fitted with the constants."""
+
+
 def _reach(dealt: int, wounds: int, sequences: int) -> int:
     """Cells of one fighter's wounds (0 … wounds) that `sequences` sequences can reach."""
     return min(wounds + 1, 1 + sequences * dealt)
@@ -88,19 +96,21 @@ def fight_terms(fight: Fight) -> dict[str, float]:
         return {"base": 1.0}
     most = [max(c + n for _, c, n, _ in rolls) for rolls in sequence.openings]
     openings = len(sequence.openings[0]) * len(sequence.openings[1])
+    whole = (a.wounds + 1) * (b.wounds + 1)
     cells = sum(
-        _reach(_dealt(b, most[1]), a.wounds, r) * _reach(_dealt(a, most[0]), b.wounds, r)
-        for r in range(1, rounds + 1)
+        min(whole, SPREAD * _reach(_dealt(b, most[1]), a.wounds, r) * _reach(_dealt(a, most[0]), b.wounds, r))
+        for r in range(rounds)
     )
-    grid = moments * cells + openings * rounds
+    grid = moments * cells * (1 + depth) + openings * rounds
     optimal = "OPTIMAL" in (a.strategy, b.strategy)
     solving = _primes(power6(depth * top + (rounds - 1) * step)) + 2 if optimal else 0
+    pushing = _primes(power6(rounds * step)) if exact else 0
     return {
         "base": 1.0,
         "moments": float(moments),
         "grid": float(grid),
-        "exact": float(grid * _primes(power6(rounds * step))) if exact else 0.0,
-        "optimal": float(grid * solving),
+        "exact": float(grid * pushing * top),
+        "optimal": float(grid * solving * top),
     }
 
 

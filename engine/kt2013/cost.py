@@ -1,5 +1,5 @@
-"""The estimated CPU of a kt2013 computation (`engine.cost`): a fixed part and a part per die
-its stages convolve (`engine.cost.dice`), the constants fitted by
+"""The estimated CPU of a kt2013 computation (`engine.cost`): a fixed part, a part per die its
+stages convolve and per wound or hit point tracked (`engine.cost.dice_terms`), the constants fitted by
 `benchmarks/calibrate_costs.py`. Every mode of the ruleset shares them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.cost import Work, of_dice
 
-CONSTANTS = {"base": 0.2, "dice": 0.01}
+CONSTANTS = {"base": 0.231, "dice": 0.00689, "pool": 0.00138, "both": 0.0}
 """ms per unit of each term."""
 
 

@@ -34,18 +34,18 @@ from .scenario import Shoot
 from .sequence import Sequence
 
 FIGHT = {
-    "base": 1.0,
-    "moments": 0.003,
-    "grid": 1e-5,
-    "exact": 1e-5,
-    "optimal": 1e-5,
+    "base": 0.674,
+    "moments": 0.00131,
+    "grid": 4.05e-06,
+    "exact": 1.81e-07,
+    "optimal": 2.12e-07,
 }
 """ms per unit of each fight term (`fight_terms`)."""
 
 SHOOT = {
-    "base": 0.3,
-    "dice": 0.001,
-    "rounds": 0.0001,
+    "base": 0.12,
+    "dice": 2.04e-05,
+    "rounds": 0.000106,
 }
 """ms per unit of each shoot term (`shoot_terms`)."""
 
@@ -69,7 +69,7 @@ def _primes(bound: int) -> int:
         return len(PRIMES)
 
 
-SPREAD = 16
+SPREAD = 32
 """The cells one sequence spreads a starting cell over, at a moment (its Feel No Pain and
 Relic dice and the damage already struck), fitted with the constants."""
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.cost import Work, of_dice
 
-CONSTANTS = {"base": 0.231, "dice": 0.00689, "pool": 0.00138, "both": 0.0}
+CONSTANTS = {"base": 0.287, "dice": 0.0052, "pool": 0.00824, "both": 0.0}
 """ms per unit of each term."""
 
 

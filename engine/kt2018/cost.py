@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.cost import Work, of_dice
 
-CONSTANTS = {"base": 0.339, "dice": 0.0, "pool": 0.0, "both": 0.0}
+CONSTANTS = {"base": 0.29, "dice": 0.00193, "pool": 0.0, "both": 0.0}
 """ms per unit of each term."""
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.cost import Work, of_dice
 
-CONSTANTS = {"base": 0.144, "dice": 0.000311, "pool": 0.00127, "both": 0.0}
+CONSTANTS = {"base": 0.149, "dice": 0.000337, "pool": 0.00154, "both": 1.22e-06}
 """ms per unit of each term."""
 
 

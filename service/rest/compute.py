@@ -32,6 +32,10 @@ from service.http import Endpoint, JSONResponse, answers_errors, computer, json_
 from service.validators import ANSWER_CACHE_CONTROL
 
 
+def _ceiling(request: Request) -> int:
+    return request.app.state.settings.max_request_tokens
+
+
 def _redis(request: Request) -> bool:
     return computer(request).cache.l2 is not None
 
@@ -40,12 +44,13 @@ def single(mode: str) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
         job = prepare_raw(await request.body(), mode)
+        estimate = costs.within(costs.of_job(job), _ceiling(request))
         minimal = validators.wants_minimal(request)
         tag = validators.etag(mode, [job.key], "minimal" if minimal else "full")
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Prefer")
-        await auth.charge(request.scope, costs.of_mode(job.mode))
+        await auth.charge(request.scope, estimate.tokens)
         result = await computer(request).answer(job)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Prefer")
         headers["cache-status"] = validators.cache_status(
@@ -76,11 +81,12 @@ async def batch(request: Request) -> Response:
 
     async def work() -> Response:
         prepared = await service.in_pool(prepare_each, envelopes)
+        estimate = costs.within(costs.of_jobs(prepared), _ceiling(request))
         tag = validators.etag("batch", map(_identity, prepared))
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL)
-        await auth.charge(request.scope, costs.of_jobs(prepared))
+        await auth.charge(request.scope, estimate.tokens)
         answers = await service.answer_many(prepared)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL)
         tiers = [a.tier for a in answers if isinstance(a, Result)]
@@ -133,12 +139,13 @@ async def grid(request: Request) -> Response:
 
     async def admit(jobs: Sequence[Job], thresholds: Sequence[int]) -> Response | None:
         nonlocal tag
+        estimate = costs.within(costs.of_jobs(jobs, "attackers"), _ceiling(request))
         media = "csv" if csv else "json"
         tag = validators.etag("grid", (job.key for job in jobs), media, repr(tuple(thresholds)))
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
-        await auth.charge(request.scope, costs.of_grid(len(jobs)))
+        await auth.charge(request.scope, estimate.tokens)
         return None
 
     answer = await run_grid(computer(request), spec, admit)

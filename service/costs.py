@@ -32,9 +32,9 @@ from service.compute import Job
 
 REQUEST = 1
 """The least any request costs (a 304 excepted)."""
-REQUEST_MS = 0.6
+REQUEST_MS = 1.5
 """Server CPU of a request around its engine work: HTTP, JSON, middleware, metrics."""
-CELL_MS = 0.03
+CELL_MS = 0.1
 """Server CPU per distinct cell of a request: its cache lookup and its share of the answer."""
 BYTE_MS = 0.000_02
 """Server CPU per byte of rule text parsed or of a file imported (~14 µs a byte of rule

@@ -44,7 +44,6 @@ import cost_scenarios as scenarios  # noqa: E402
 from schema.catalog import catalog  # noqa: E402
 from service import grid as grids  # noqa: E402
 from service import team_matchup as teams  # noqa: E402
-from service import versus as versus_cells  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.compute import Job, prepare, prepare_each  # noqa: E402
 from service.settings import Settings  # noqa: E402
@@ -131,13 +130,18 @@ def requests(rng: random.Random, count: int) -> list[Request]:
         found.append(("REST team matchup", "/v1/team-matchup", team, team_old(team)))
         found.append(("REST catalog", "/v1/kill-teams", {}, 1))
         shot = scenarios.shoot(rng)
-        found.append(graphql("GraphQL shoot", "query($i: Kt2024ShootInput!) { shoot(input: $i) "
-                             "{ expectedDamage } }", {"i": body(shot)}, old_tokens([prepare(shot)])))  # fmt: skip
+        query = "query($i: Kt2024ShootInput!) { shoot(input: $i) { expectedDamage } }"
+        found.append(
+            graphql("GraphQL shoot", query, {"i": body(shot)}, old_tokens([prepare(shot)]))
+        )
         melee = scenarios.fight(rng, heavy=0.6)
         found.append(graphql("GraphQL fight", "query($i: Kt2024FightInput!) { fight(input: $i) "
                              "{ canonicalKey } }", {"i": body(melee)}, OLD_FIGHT))  # fmt: skip
         # kt2018's and kt2013's GraphQL inputs spell enums their own way: REST batches send those
-        mixed = [rng.choice((scenarios.threshold, scenarios.shoot))(rng) for _ in range(rng.randint(1, 6))]
+        mixed = [
+            rng.choice((scenarios.threshold, scenarios.shoot))(rng)
+            for _ in range(rng.randint(1, 6))
+        ]
         inputs = [{input_name(e): body(e)} for e in mixed]
         found.append(graphql("GraphQL matchups", "query($i: [MatchupInput!]!) { matchups("
                              "inputs: $i) { __typename } }", {"i": inputs},
@@ -238,7 +242,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    warm = [r for r in requests(random.Random(-args.seed), 1) if r[2] != body(scenarios.HEAVY_FIGHT)]
+    warm = [
+        r for r in requests(random.Random(-args.seed), 1) if r[2] != body(scenarios.HEAVY_FIGHT)
+    ]
     rows = asyncio.run(measure(warm + requests(rng, args.count), len(warm)))
     kinds = sorted({kind for kind, *_ in rows})
     for name, index in (("before (main's costs)", 3), ("after (the cost model)", 2)):

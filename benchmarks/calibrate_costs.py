@@ -49,7 +49,7 @@ def measure(envelope: dict[str, Any]) -> Sample | None:
     try:
         job = prepare(envelope)
         job.mode.evaluate(job.scenario)
-    except Exception:  # noqa: BLE001 - a refusal (limits) is no sample
+    except Exception:
         return None
     return job.scenario, (time.process_time() - started) * 1e3
 
@@ -94,8 +94,10 @@ def fit(
 
 def report(name: str, constants: dict[str, float], samples: list[Sample], est: list[float]):
     times = [t for _, t in samples]
-    print(f"{name}: n={len(samples)}, CPU median {statistics.median(times):.2f} ms, "
-          f"max {max(times):.1f} ms")
+    print(
+        f"{name}: n={len(samples)}, CPU median {statistics.median(times):.2f} ms, "
+        f"max {max(times):.1f} ms"
+    )
     print(f"  constants = {constants}")
     print(f"  {spread(est, times)}")
 
@@ -120,7 +122,7 @@ def main() -> int:
             try:
                 if not keep(prepare(envelope).scenario):
                     continue
-            except Exception:  # noqa: BLE001 - refused at validation
+            except Exception:
                 continue
             found = measure(envelope)
             if found is not None:
@@ -135,8 +137,11 @@ def main() -> int:
     everything = lambda _: True  # noqa: E731
     shoots = collect(scenarios.shoot, everything)
     report("kt2024 shoot", *_fitted(shoots, kt2024_cost.shoot_terms))
-    for name, kind in (("kt2018", scenarios.kt2018), ("kt2013", scenarios.kt2013),
-                       ("threshold", scenarios.threshold)):
+    for name, kind in (
+        ("kt2018", scenarios.kt2018),
+        ("kt2013", scenarios.kt2013),
+        ("threshold", scenarios.threshold),
+    ):
         samples = collect(kind, everything)
         report(name, *_fitted(samples, _dice_terms))
     return 0

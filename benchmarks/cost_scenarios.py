@@ -75,7 +75,9 @@ def _fighter(rng: random.Random, heavy: float) -> dict[str, Any]:
     }
     if rng.random() < 0.25:
         fighter["feelNoPain"] = rng.choice((4, 5, 6))
-    extra = rng.choice(({}, {}, {"lethal": 5}, {"brutal": True}, {"shock": True}, {"duelist": True}))
+    extra = rng.choice(
+        ({}, {}, {"lethal": 5}, {"brutal": True}, {"shock": True}, {"duelist": True})
+    )
     return {**fighter, **extra}
 
 
@@ -132,7 +134,10 @@ KINDS = {
 def heavy_fight(rng: random.Random) -> Envelope:
     """A variant of the issue's heavy fight: fewer attacks, wounds or rounds, another
     strategy or precision: the fights whose price matters most."""
-    envelope = {**HEAVY_FIGHT, "options": {"rounds": rng.randint(2, 5), "exact": rng.random() < 0.6}}
+    envelope = {
+        **HEAVY_FIGHT,
+        "options": {"rounds": rng.randint(2, 5), "exact": rng.random() < 0.6},
+    }
     for side in ("fighterA", "fighterB"):
         envelope[side] = {
             **HEAVY_FIGHT[side],

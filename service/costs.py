@@ -36,9 +36,10 @@ REQUEST_MS = 1.5
 """Server CPU of a request around its engine work: HTTP, JSON, middleware, metrics."""
 CELL_MS = 0.1
 """Server CPU per distinct cell of a request: its cache lookup and its share of the answer."""
-BYTE_MS = 0.000_02
-"""Server CPU per byte of rule text parsed or of a file imported (~14 µs a byte of rule
-text at 332adde, before the parser was bounded: a conservative price)."""
+RULE_BYTE_MS = 0.0012
+"""Server CPU per byte of weapon-rules text parsed (`schema.weapon_rules.parse_rules`)."""
+IMPORT_BYTE_MS = 0.0006
+"""Server CPU per byte of a file imported (the importers' fixtures: 0.2–0.6 µs a byte)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,9 @@ def of_job(job: Job) -> Estimate:
     return of_jobs([job])
 
 
-def of_bytes(size: int, field: str) -> Estimate:
-    """Rule text parsed or a file imported: by its bytes."""
-    return Estimate(_tokens(REQUEST_MS + BYTE_MS * size), field if size else "")
+def of_bytes(size: int, field: str, per_byte: float) -> Estimate:
+    """Rule text parsed (`RULE_BYTE_MS`) or a file imported (`IMPORT_BYTE_MS`): by its bytes."""
+    return Estimate(_tokens(REQUEST_MS + per_byte * size), field if size else "")
 
 
 def within(estimate: Estimate, ceiling: int, spent: int = 0) -> Estimate:

@@ -26,7 +26,7 @@ from service.compute import prepare, prepare_each
 from service.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from cost_scenarios import HEAVY_FIGHT  # noqa: E402
+from cost_scenarios import HEAVY_FIGHT
 
 KEY = "cost-test-key"
 AUTH = {"authorization": f"Bearer {KEY}"}
@@ -72,9 +72,7 @@ def shoot(attacker: dict[str, Any], defender: dict[str, Any], **options: Any) ->
         (fight(fighter(), fighter()), fight(fighter(strategy="OPTIMAL"), fighter())),
         (fight(fighter(), fighter()), fight(fighter(feelNoPain=5), fighter(feelNoPain=5))),
     ]
-    + [
-        (shoot({"attacks": n}, {}), shoot({"attacks": n + 2}, {})) for n in range(2, 19, 2)
-    ]
+    + [(shoot({"attacks": n}, {}), shoot({"attacks": n + 2}, {})) for n in range(2, 19, 2)]
     + [(shoot({}, {"defenceDice": d}), shoot({}, {"defenceDice": d + 1})) for d in range(1, 9)]
     + [(shoot({}, {}, rounds=r), shoot({}, {}, rounds=r + 1)) for r in range(1, 10)],
 )

@@ -178,5 +178,9 @@ def test_graphql_team_matchup_is_charged_by_cells(metered):
     found = answer["data"]["teamMatchup"]
     shots, fights = len(found["cells"]), len(found["melee"]["cells"])
     assert 0 <= found["cachedCells"] <= shots + fights
-    body = {"attackers": MELEE["attackers"], "defenders": MELEE["defenders"], "melee": variables["m"]}
+    body = {
+        "attackers": MELEE["attackers"],
+        "defenders": MELEE["defenders"],
+        "melee": variables["m"],
+    }
     assert answer["extensions"]["cost"]["charged"] == price(body)

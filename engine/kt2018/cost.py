@@ -1,6 +1,6 @@
-"""The estimated CPU of a kt2018 computation (`engine.cost`): a fixed part, a part per die its
-stages convolve and per wound or hit point tracked (`engine.cost.dice_terms`), the constants fitted by
-`benchmarks/calibrate_costs.py`. Every mode of the ruleset shares them."""
+"""The estimated CPU of a kt2018 computation (`engine.cost`): a fixed part, a part per die
+its stages convolve and per wound or hit point tracked (`engine.cost.dice_terms`), the
+constants fitted by `benchmarks/calibrate_costs.py`. Every mode of the ruleset shares them."""
 
 from __future__ import annotations
 

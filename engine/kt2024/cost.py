@@ -98,7 +98,12 @@ def fight_terms(fight: Fight) -> dict[str, float]:
     openings = len(sequence.openings[0]) * len(sequence.openings[1])
     whole = (a.wounds + 1) * (b.wounds + 1)
     cells = sum(
-        min(whole, SPREAD * _reach(_dealt(b, most[1]), a.wounds, r) * _reach(_dealt(a, most[0]), b.wounds, r))
+        min(
+            whole,
+            SPREAD
+            * _reach(_dealt(b, most[1]), a.wounds, r)
+            * _reach(_dealt(a, most[0]), b.wounds, r),
+        )
         for r in range(rounds)
     )
     grid = moments * cells * (1 + depth) + openings * rounds

@@ -6,8 +6,8 @@ and `fight` their scenario's, `matchups`, `matchupGrid`, `teamMatchup` and each 
 `versus` the sum over their distinct cells — through the same bucket as REST
 (`service.auth`); a field the bucket cannot pay fails alone with code `RATE_LIMITED`, the
 others still answer, and a field that would take the document past the per-request ceiling
-(`KILLMATH_MAX_REQUEST_TOKENS`) fails with LIMIT_EXCEEDED, naming what drives its cost. The reply says what was
-charged and what is left, as public GraphQL APIs do:
+(`KILLMATH_MAX_REQUEST_TOKENS`) fails with LIMIT_EXCEEDED, naming what drives its cost. The
+reply says what was charged and what is left, as public GraphQL APIs do:
 
     "extensions": {"cost": {"charged": 12, "remaining": 9988, "limit": 10000, "restoreRate": 100}}
 

@@ -59,7 +59,7 @@ class Server:
     The tests and the benchmarks start servers through this one class: `repo` is the checkout
     it runs (a benchmark times another commit's worktree with the same interpreter), `ready`
     the route whose 200 ends the wait, `spawned` the `perf_counter` at the spawn and `seconds`
-    the time from it to that answer."""
+    the time from it to that answer; `command` runs `killmath serve` (its arguments follow)."""
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class Server:
         repo: Path = REPO,
         ready: str = "/healthz",
         timeout: float = 120.0,
+        command: list[str] = SERVE,
         **settings: str | int | float,
     ) -> None:
         self.port = free_port()
@@ -80,7 +81,7 @@ class Server:
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.spawned = time.perf_counter()
         self.process = subprocess.Popen(
-            [*SERVE, "--port", str(self.port), "--workers", str(workers)],
+            [*command, "--port", str(self.port), "--workers", str(workers)],
             cwd=repo,
             env=env,
             stdout=subprocess.DEVNULL,

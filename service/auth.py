@@ -278,8 +278,12 @@ class Meter:
     async def charge(self, cost: int) -> None:
         """Take `cost` tokens (at most the bucket's depth), or raise RateLimited."""
         cost = min(cost, self.limiter.burst)
-        self.allowance = await self.limiter.take(self.name, cost)
-        if self.allowance.wait > 0:
+        found = await self.limiter.take(self.name, cost)
+        # GraphQL's fields charge concurrently and their takes may come back in any order:
+        # the bucket stands where the lowest answer says (refills within a request are tiny)
+        if self.allowance is None or found.wait > 0 or found.remaining < self.allowance.remaining:
+            self.allowance = found
+        if found.wait > 0:
             metrics.RATE_LIMITED.labels(key=self.name).inc()
             raise RateLimited(self.allowance.wait)
         self.spent += cost

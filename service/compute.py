@@ -14,12 +14,12 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, TypeVar
 
 import orjson
 
-from engine import collector
+from engine import collector, cost
 from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
@@ -52,6 +52,11 @@ class Job:
     key: str
     ignored: tuple[str, ...] | None = None  # rules left out under unknownRules IGNORE
 
+    @cached_property
+    def work(self) -> cost.Work:
+        """The engine's estimate of the evaluation (`engine.cost`), from the scenario alone."""
+        return cost.estimate(self.mode.ruleset, self.mode.name, self.scenario)
+
 
 @dataclass(frozen=True)
 class Result:
@@ -77,7 +82,9 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
     to this request, not to the cached answer, so they travel on the job."""
     expanded, ignored = references.expand_rules(envelope)
     handler, scenario = registry.resolve(expanded, mode)
-    return Job(handler, scenario, handler.cache_key(scenario), ignored)
+    job = Job(handler, scenario, handler.cache_key(scenario), ignored)
+    job.work  # noqa: B018 - estimated here, where preparing runs (the pool, for bulk requests)
+    return job
 
 
 MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded

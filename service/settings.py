@@ -62,6 +62,15 @@ class Settings(BaseSettings):
     max_batch: int = Field(1_000, ge=1, description="envelopes per /v1/batch")
     max_matchups: int = Field(1_000, ge=1, description="inputs per GraphQL matchups")
     max_grid_cells: int = Field(10_000, ge=1, description="cells per grid")
+    # a token is ~1 ms of CPU (service.costs): 10,000 is ~10 s of one core, as deep as the
+    # default bucket (a request costs at most the bucket), and above every request the load
+    # tests and benchmarks send; the heavy fight is ~3,800
+    max_request_tokens: int = Field(
+        10_000,
+        ge=1,
+        description="the most tokens (≈ ms of CPU) one request may be estimated at; "
+        "larger ones get 422 LIMIT_EXCEEDED before any work",
+    )
     graphql_max_depth: int = Field(12, ge=1)
     graphql_max_aliases: int = Field(50, ge=1)
     # a document is parsed and validated on the event loop at about 13 µs a token: 20,000

@@ -21,13 +21,16 @@ import redis
 import yaml
 from service_harness import controlled_redis, free_port, serving
 
+from service import costs
 from service.auth import Buckets, key_id, sane
+from service.compute import prepare
 from service.settings import Settings
 
 # one key per test of the shared server, so each test's bucket is its own
 KEYS = {name: f"{name}-{'k' * 24}" for name in ("rest", "graphql", "cors", "limit", "spare")}
 SLOW = {"rate_limit": 0.01}  # a token per 100 s: nothing refills during the tests
 SHOOT = {"attacker": {"attacks": 4}, "defender": {"save": 3}}
+SHOOT_TOKENS = costs.of_job(prepare(SHOOT, "shoot")).tokens  # its estimate (service.costs)
 RULESETS = "{ rulesets { name } }"
 INTROSPECTION = "{ __schema { queryType { name } } }"
 APP = "https://app.example"
@@ -147,8 +150,8 @@ def test_an_empty_bucket_is_429_with_retry_after(guarded):
         assert response.status_code == 200
     limited = httpx.post(guarded.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
     assert_error(limited, 429, "RATE_LIMITED")
-    # whole seconds, rounded up: the next token is about 100 s away at 0.01 token/s
-    assert 1 <= int(limited.headers["retry-after"]) <= 100
+    # whole seconds, rounded up: the shoot's tokens are about 100 s each away at 0.01 token/s
+    assert 1 <= int(limited.headers["retry-after"]) <= 100 * SHOOT_TOKENS
     assert graphql(guarded.url, RULESETS, bearer("limit")).status_code == 429
     # buckets are per key
     assert httpx.get(guarded.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
@@ -235,7 +238,7 @@ def test_replicas_share_one_bucket_in_redis(redis_url):
         for server in (one, two):
             limited = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
             assert_error(limited, 429, "RATE_LIMITED")
-            assert 1 <= int(limited.headers["retry-after"]) <= 100
+            assert 1 <= int(limited.headers["retry-after"]) <= 100 * SHOOT_TOKENS
         assert httpx.get(two.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
         for server in (one, two):
             assert server.metric("killmath_redis_errors_total", kind="circuit_open") == 0
@@ -254,7 +257,8 @@ def test_replicas_share_one_bucket_in_redis(redis_url):
 
 def test_an_unreachable_redis_falls_back_to_the_process_bucket():
     dead = f"redis://127.0.0.1:{free_port()}/0"
-    with serving(redis_url=dead, api_keys=KEYS["limit"], rate_limit_burst=2, **SLOW) as server:
+    burst = SHOOT_TOKENS + 1  # the shoot, then one catalog read
+    with serving(redis_url=dead, api_keys=KEYS["limit"], rate_limit_burst=burst, **SLOW) as server:
         shot = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
         assert shot.status_code == 200  # neither the cache nor the limiter needs Redis
         assert httpx.get(server.url + "/v1/rulesets", headers=bearer("limit")).status_code == 200

@@ -67,7 +67,7 @@ class Service:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
             job = await self.computer.prepare(encode(envelope), mode)
-            await self.tally.charge(costs.of_mode(job.mode))
+            await self.tally.pay(costs.of_job(job))
             return await self.computer.answer(job)
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
@@ -80,20 +80,23 @@ class Service:
 
         async def work() -> list[Result | InputError]:
             prepared = await computer.in_pool(prepare_each, envelopes)
-            await self.tally.charge(costs.of_jobs(prepared))
+            await self.tally.pay(costs.of_jobs(prepared, "inputs"))
             return await computer.answer_many(prepared)
 
         try:
             answers = await computer.within_budget(work())
-        except (BudgetExceeded, RateLimited) as exc:
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         return [a if isinstance(a, Result) else a.as_json() for a in answers]
 
     async def grid(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             spec = grids.parse(body, self.settings.max_grid_cells)
-            await self.tally.charge(costs.of_grid(spec.cells()))
-            answer = await run_grid(self.computer, spec)
+
+            async def admit(jobs: Sequence[Job], _: Sequence[int]) -> None:
+                await self.tally.pay(costs.of_jobs(jobs, "attackers"))
+
+            answer = await run_grid(self.computer, spec, admit)
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         assert isinstance(answer, dict)
@@ -106,9 +109,17 @@ class Service:
         limit = self.settings.max_grid_cells
         if len(cells) > limit:
             raise graphql_error(versus_too_large(len(cells), limit))
+        computer = self.computer
+
+        async def work() -> list[Result | InputError]:
+            envelopes = [versus.envelope(cell) for cell in cells]
+            prepared = await computer.in_pool(prepare_each, envelopes)
+            await self.tally.pay(costs.of_jobs(prepared, "operativeIds"))
+            return await computer.answer_many(prepared)
+
         try:
-            answers = await self.computer.many([versus.envelope(cell) for cell in cells])
-        except BudgetExceeded as exc:
+            answers = await computer.within_budget(work())
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         return [
             versus.row(cell, a) if isinstance(a, Result) else graphql_error(a)
@@ -120,7 +131,7 @@ class Service:
             plan = teams.parse(body, self.settings.max_grid_cells)
 
             async def charge(jobs: Sequence[Job]) -> None:
-                await self.tally.charge(costs.of_jobs(jobs))
+                await self.tally.pay(costs.of_jobs(jobs, "attackers"))
 
             answered = await teams.run(
                 self.computer, plan, charge, lambda results: teams.answer(plan, results)
@@ -283,7 +294,7 @@ class Endpoint:
         allowed = {OperationType.QUERY}
         if request.method == "POST":
             allowed.add(OperationType.MUTATION)
-        tally = Tally(auth.meter(request.scope))
+        tally = Tally(auth.meter(request.scope), state.settings.max_request_tokens)
         context = {
             "request": request,
             "service": Service(state.computer, state.settings, tally),

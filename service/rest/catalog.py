@@ -44,7 +44,7 @@ from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
 from schema.importers import import_documents, import_text
 from schema.limits import rules_text
 from schema.weapon_rules import parse_rules
-from service import validators
+from service import auth, costs, validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
 from service.openapi import catalog as openapi_catalog
 
@@ -112,13 +112,20 @@ def _int_param(request: Request, name: str, default: int) -> int:
         raise InputError("INVALID_INPUT", name, "must be an integer") from None
 
 
+async def _pay(request: Request, estimate: costs.Estimate) -> None:
+    """Charge the request its estimate before the work (LIMIT_EXCEEDED above the ceiling)."""
+    ceiling = request.app.state.settings.max_request_tokens
+    await auth.charge(request.scope, costs.within(estimate, ceiling).tokens)
+
+
 @answers_errors
 async def weapon_rules(request: Request) -> Response:
     text = request.query_params.get("text")
     if text is None:
         raise InputError("INVALID_INPUT", "text", "the query parameter text is required")
-    parsed = parse_rules(rules_text(text, "text"))
-    return JSONResponse(answer(WeaponRulesResult, parsed.as_json()).as_json())
+    checked = rules_text(text, "text")
+    await _pay(request, costs.of_bytes(len(text.encode()), "text", costs.RULE_BYTE_MS))
+    return JSONResponse(answer(WeaponRulesResult, parse_rules(checked).as_json()).as_json())
 
 
 async def catalog_report(request: Request) -> Response:
@@ -210,10 +217,13 @@ async def import_file(request: Request) -> Response:
     format = request.query_params.get("format")
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         documents = await _uploads(request)
+        size = sum(len(text) for _, text in documents)
+        await _pay(request, costs.of_bytes(size, "file", costs.IMPORT_BYTE_MS))
         found = await computer(request).in_pool(import_documents, documents, format)
         sources = [{"source": source, **result.as_json()} for source, result in found]
         return JSONResponse(answer(UploadResult, {"sources": sources}).as_json())
     content = await request.body()
+    await _pay(request, costs.of_bytes(len(content), "", costs.IMPORT_BYTE_MS))
     result = await computer(request).in_pool(import_text, content, format)
     return JSONResponse(answer(ImportResult, result.as_json()).as_json())
 

@@ -34,6 +34,10 @@ from service.http import Endpoint, JSONResponse, answers_errors, computer, parse
 from service.validators import ANSWER_CACHE_CONTROL
 
 
+def _ceiling(request: Request) -> int:
+    return request.app.state.settings.max_request_tokens
+
+
 def _redis(request: Request) -> bool:
     return computer(request).cache.l2 is not None
 
@@ -64,13 +68,14 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
         raw = await request.body()
         body = raw if ruleset is None else in_ruleset(raw, ruleset)
         job = await computer(request).prepare(body, mode)
+        estimate = costs.within(costs.of_job(job), _ceiling(request))
         minimal = validators.wants_minimal(request)
         cell = validators.cell(job.key, job.ignored)
         tag = validators.etag(mode, [cell], "minimal" if minimal else "full")
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Prefer")
-        await auth.charge(request.scope, costs.of_mode(job.mode))
+        await auth.charge(request.scope, estimate.tokens)
         result = await computer(request).answer(job)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Prefer")
         headers["cache-status"] = validators.cache_status(
@@ -104,11 +109,12 @@ async def batch(request: Request) -> Response:
 
     async def work() -> Response:
         prepared = await service.in_pool(prepare_each, envelopes)
+        estimate = costs.within(costs.of_jobs(prepared), _ceiling(request))
         tag = validators.etag("batch", map(_identity, prepared))
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL)
-        await auth.charge(request.scope, costs.of_jobs(prepared))
+        await auth.charge(request.scope, estimate.tokens)
         answers = await service.answer_many(prepared)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL)
         tiers = [a.tier for a in answers if isinstance(a, Result)]
@@ -162,6 +168,7 @@ async def grid(request: Request) -> Response:
 
     async def admit(jobs: Sequence[Job], thresholds: Sequence[int]) -> Response | None:
         nonlocal tag
+        estimate = costs.within(costs.of_jobs(jobs, "attackers"), _ceiling(request))
         # the CSV has no ignoredRules column; the cells' indices follow from the shape
         cells = (job.key if csv else validators.cell(job.key, job.ignored) for job in jobs)
         shape = repr((len(spec.attackers), len(spec.defenders), len(spec.situations)))
@@ -170,7 +177,7 @@ async def grid(request: Request) -> Response:
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
-        await auth.charge(request.scope, costs.of_grid(len(jobs)))
+        await auth.charge(request.scope, estimate.tokens)
         return None
 
     answer = await run_grid(computer(request), spec, admit)

@@ -68,6 +68,8 @@ async def team_matchup(request: Request) -> Response:
 
     async def admit(jobs: Sequence[Job]) -> Response | None:
         nonlocal tag
+        ceiling = request.app.state.settings.max_request_tokens
+        estimate = costs.within(costs.of_jobs(jobs, "attackers"), ceiling)
         cells, rest = teams.identity(plan, jobs)
         media = "csv" if csv else "json"
         compact = ("minimal",) if minimal else ()  # the full answer's tag as it always was
@@ -75,7 +77,7 @@ async def team_matchup(request: Request) -> Response:
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, VARY)
-        await auth.charge(request.scope, costs.of_jobs(jobs))
+        await auth.charge(request.scope, estimate.tokens)
         return None
 
     def render(results: list[Result]) -> bytes:

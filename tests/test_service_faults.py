@@ -373,9 +373,7 @@ def test_an_answer_json_cannot_write_is_no_redis_failure():
 
     async def store() -> tuple[bool, list[dict[str, Any] | None]]:
         breaker = Breaker(failures=1, cooldown=60)
-        tier = RedisTier(
-            rp.url, ttl=60, timeout=1.0, pool_size=2, breaker=breaker, signer=SIGNER
-        )
+        tier = RedisTier(rp.url, ttl=60, timeout=1.0, pool_size=2, breaker=breaker, signer=SIGNER)
         await tier.put_many({"bad": {"x": object()}, "good": {"x": 1}})
         found = await tier.get_many(["bad", "good"])
         await tier.close()

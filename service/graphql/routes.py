@@ -12,7 +12,7 @@ negotiated media type and the request, and gives back the status and the body (a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -31,7 +31,7 @@ from schema.limits import too_many_matchups, versus_too_large
 from service import auth, costs, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
-from service.cache import ByteLRU
+from service.cache import ByteLRU, Tier
 from service.compute import (
     BudgetExceeded,
     Computer,
@@ -62,15 +62,23 @@ class Service:
         self.computer = computer
         self.settings = settings
         self.tally = tally
+        self.computed = False
+        """Whether any answer of this request was computed for it, not found in a cache: such
+        a reply (`cached: false`, a `cachedCells` short of all) is not replayed (`Replies`)."""
+
+    def _found(self, tiers: Iterable[Tier | None]) -> None:
+        self.computed |= any(tier is None for tier in tiers)
 
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
             job = await self.computer.prepare(encode(envelope), mode)
             await self.tally.pay(costs.of_job(job))
-            return await self.computer.answer(job)
+            result = await self.computer.answer(job)
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found([result.tier])
+        return result
 
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
@@ -87,6 +95,7 @@ class Service:
             answers = await computer.within_budget(work())
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found(a.tier for a in answers if isinstance(a, Result))
         return [a if isinstance(a, Result) else a.as_json() for a in answers]
 
     async def grid(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +109,7 @@ class Service:
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         assert isinstance(answer, dict)
+        self._found(answer["tiers"])
         return answer
 
     async def versus(self, cells: list[versus.Cell]) -> list[dict[str, Any] | GraphQLError]:
@@ -121,6 +131,7 @@ class Service:
             answers = await computer.within_budget(work())
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found(a.tier for a in answers if isinstance(a, Result))
         return [
             versus.row(cell, a) if isinstance(a, Result) else graphql_error(a)
             for cell, a in zip(cells, answers, strict=True)
@@ -139,6 +150,7 @@ class Service:
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         assert not isinstance(answered, Response)
+        self._found(answered.tiers)
         return {**answered.body, "cachedCells": answered.cached_cells}
 
 
@@ -159,8 +171,9 @@ class Replies:
 
     GraphQL execution costs milliseconds where the cached answer costs microseconds, so a
     repeated request (same document, same variables) is answered with the bytes of an
-    earlier reply. Only a reply without errors and without `"cached":false` is kept: such a
-    reply says exactly what re-executing would say, `cached: true` included. Bodies and
+    earlier reply. Only a reply without errors, every answer of which came from a cache
+    (`Service.computed` is false), is kept: such a reply says exactly what re-executing
+    would say, `cached: true` and a `cachedCells` of every cell included. Bodies and
     replies count against a byte budget (`service.cache.ByteLRU`): a pair above an eighth of
     it (a big grid) is not kept — its cells are cached one by one anyway.
     """
@@ -174,9 +187,11 @@ class Replies:
         (REPLY_MISS if reply is None else REPLY_HIT).inc()
         return reply
 
-    def offer(self, key: bytes, status: int, answer: dict[str, Any], reply: bytes) -> None:
+    def offer(
+        self, key: bytes, status: int, answer: dict[str, Any], reply: bytes, computed: bool
+    ) -> None:
         """Keep `reply` (the encoded `answer`) for `key` if it may be replayed."""
-        if status != 200 or b'"cached":false' in reply:
+        if status != 200 or computed:
             return
         if "errors" in answer or not answer.get("data"):
             return
@@ -256,7 +271,7 @@ class Endpoint:
         media = graphql_http.negotiate(accept)
         if method == "GET":
             params = graphql_http.params_from_query_string(request.query_params)
-            status, body = await self.execute(params, media, request, state)
+            status, body, _ = await self.execute(params, media, request, state)
             return _response(status, orjson.dumps(body), media)
         graphql_http.check_content_type(request.headers.get("content-type"))
         raw = await request.body()
@@ -281,25 +296,23 @@ class Endpoint:
         if reply is not None:
             return _response(200, reply, media)
         params = graphql_http.params_from_body(raw)
-        status, body = await self.execute(params, media, request, state)
+        status, body, service = await self.execute(params, media, request, state)
         encoded = orjson.dumps(body)
         if cached:
-            replies.offer(key, status, body, encoded)
+            replies.offer(key, status, body, encoded, service.computed)
         return _response(status, encoded, media)
 
     async def execute(
         self, params: Params, media: str, request: Request, state: Any
-    ) -> tuple[int, dict[str, Any]]:
-        """Run one operation: queries over GET, queries and mutations over POST."""
+    ) -> tuple[int, dict[str, Any], Service]:
+        """Run one operation: queries over GET, queries and mutations over POST. The status,
+        the body, and the service the resolvers used (what it computed)."""
         allowed = {OperationType.QUERY}
         if request.method == "POST":
             allowed.add(OperationType.MUTATION)
         tally = Tally(auth.meter(request.scope), state.settings.max_request_tokens)
-        context = {
-            "request": request,
-            "service": Service(state.computer, state.settings, tally),
-            CONTEXT_KEY: tally,
-        }
+        service = Service(state.computer, state.settings, tally)
+        context = {"request": request, "service": service, CONTEXT_KEY: tally}
         try:
             result = await state.graphql_schema.execute(
                 params.query,
@@ -318,7 +331,7 @@ class Endpoint:
             result = PreExecutionError(data=None, errors=[error])
         except CannotGetOperationTypeError as exc:
             result = PreExecutionError(data=None, errors=[GraphQLError(exc.as_http_error_reason())])
-        return graphql_http.response(result, media)
+        return (*graphql_http.response(result, media), service)
 
 
 async def published_schema(request: Request) -> Response:

@@ -26,6 +26,8 @@ from math import ceil
 
 import numpy as np
 
+from engine import interrupt
+
 from . import budgets, kernels
 from . import precision as pr
 from .fighter import Fight, Fighter, FightOptions
@@ -419,9 +421,19 @@ def solved(
         flat.step,
         TOLERANCE,
     )
-    return kernels.solve(
-        graph, branches, openings, flat.rounds, flat.height, flat.width, bounds, exactly
+    choices = kernels.solve(
+        graph,
+        branches,
+        openings,
+        flat.rounds,
+        flat.height,
+        flat.width,
+        bounds,
+        exactly,
+        interrupt.cell(),
     )
+    interrupt.check()
+    return choices
 
 
 def pushed(
@@ -449,7 +461,9 @@ def pushed(
             flat.height,
             flat.width,
             kernels.Moduli(column, 1.0 / column),
+            interrupt.cell(),
         )
+        interrupt.check()
         found.append(finals_r if primes else finals_f)
     return found[0] if not pushing else np.concatenate(found, axis=1)
 

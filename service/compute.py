@@ -14,11 +14,11 @@ another request still waits on goes on for that one.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, TypeVar
 
 import orjson
@@ -28,7 +28,7 @@ from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
 from service import metrics
-from service.cache import Cache, Output, Tier
+from service.cache import Cache, Output, SizedLRU, Tier, digest, footprint
 
 T = TypeVar("T")
 
@@ -87,20 +87,31 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
     return Job(handler, scenario, handler.cache_key(scenario), ignored)
 
 
-MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded
+PREPARED_BYTES = 64 * 2**20
+"""The byte budget of `prepare_raw`'s memo: a prepared job is a few KB, rules ignored aside."""
+_PREPARED = SizedLRU(PREPARED_BYTES)
 
 
 def prepare_raw(raw: bytes, mode: str | None = None) -> Job:
-    """`prepare` for a JSON body, memoised on its bytes: a repeated body skips parsing,
-    validation and canonicalisation (catalog data is fixed for the process's life).
+    """`prepare` for a JSON body, memoised on a digest of its bytes: a repeated body skips
+    parsing, validation and canonicalisation (catalog data is fixed for the process's life).
+    The memo holds the job and the digest, never the body, within `PREPARED_BYTES`.
 
     The bytes are the only safe memo key: engine scenarios may leave fields out of their
     equality (kt2024's Defender ignores `wounds`, which only the kill probability reads), so
     equal scenarios can still have different canonical keys.
     """
-    if len(raw) > MEMO_BODY_BYTES:
-        return _prepare_body(raw, mode)
-    return _memo_prepare_body(raw, mode)
+    memo = digest(mode or "", raw)
+    found: Job | None = _PREPARED.get(memo)
+    if found is None:
+        found = _prepare_body(raw, mode)
+        _PREPARED.keep(memo, found, job_size(found))
+    return found
+
+
+def job_size(job: Job) -> int:
+    """The bytes a memoised job holds of its own (its mode is the registry's, shared)."""
+    return footprint((job.scenario, job.key, job.ignored)) + sys.getsizeof(job)
 
 
 def _prepare_body(raw: bytes, mode: str | None) -> Job:
@@ -109,9 +120,6 @@ def _prepare_body(raw: bytes, mode: str | None) -> Job:
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
     return prepare(envelope, mode)
-
-
-_memo_prepare_body = lru_cache(maxsize=16_384)(_prepare_body)
 
 
 def encode(envelope: Any) -> bytes:

@@ -155,7 +155,8 @@ class SizedLRU:
     def __len__(self) -> int:
         return len(self._data)
 
-    def keys(self) -> list[bytes | str]:
+    def held(self) -> list[bytes | str]:
+        """The keys held, oldest first."""
         with self._lock:
             return list(self._data)
 

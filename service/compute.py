@@ -87,7 +87,7 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
     return Job(handler, scenario, handler.cache_key(scenario), ignored)
 
 
-PREPARED_BYTES = 64 * 2**20
+PREPARED_BYTES = 32 * 2**20
 """The byte budget of `prepare_raw`'s memo: a prepared job is a few KB, rules ignored aside."""
 _PREPARED = SizedLRU(PREPARED_BYTES)
 

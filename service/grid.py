@@ -150,7 +150,7 @@ def _part(role: str, part: dict[str, Any]) -> _Part:
     return _Part(raw, job, member_fields(getattr(job.scenario, role)))
 
 
-CELLS_BYTES = 32 * 2**20
+CELLS_BYTES = 16 * 2**20
 _CELLS = SizedLRU(CELLS_BYTES)  # thread-safe: grids are prepared in pool threads
 
 
@@ -210,7 +210,7 @@ def cell(
     return {"attacker": a, "defender": d, "situation": s, **summary(key, output, thresholds)}
 
 
-SUMMARIES_BYTES = 16 * 2**20
+SUMMARIES_BYTES = 8 * 2**20
 _SUMMARIES = SizedLRU(SUMMARIES_BYTES)  # thread-safe: cells are built in pool threads
 
 

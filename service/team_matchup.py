@@ -251,7 +251,7 @@ def _fight_numbers(output: dict[str, Any]) -> dict[str, Any]:
     return FightNumbers(**members).as_json()
 
 
-NUMBERS_BYTES = 16 * 2**20
+NUMBERS_BYTES = 8 * 2**20
 _NUMBERS = SizedLRU(NUMBERS_BYTES)  # thread-safe: answers are assembled in pool threads
 
 

@@ -33,7 +33,7 @@ def kib(field: str) -> int:
     raise RuntimeError(field)
 
 
-def peak_of(run) -> int:  # noqa: ANN001 - any callable
+def peak_of(run) -> int:
     Path("/proc/self/clear_refs").write_text("5")
     before = kib("VmRSS:")
     run()

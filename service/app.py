@@ -39,6 +39,7 @@ from starlette.responses import Response
 from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
+from service.admission import Admission
 from service.cache import LRU, Breaker, Cache, RedisTier
 from service.compression import Compression
 from service.compute import Computer
@@ -185,7 +186,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.computer = Computer(
-            build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
+            build_cache(settings),
+            pool_size=settings.pool_size,
+            time_budget=settings.time_budget,
+            admission=Admission(settings.admitted_bytes),
         )
         gc.disable()  # until start_the_rest: nothing built while starting is garbage
         flat.warm_up()  # the fight's loops, compiled or from numba's cache: fights answer now

@@ -28,6 +28,7 @@ from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
 from service import metrics
+from service.admission import Admission
 from service.cache import Cache, Output, SizedLRU, Tier, digest, footprint
 
 T = TypeVar("T")
@@ -146,21 +147,29 @@ def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job 
 
 
 def evaluate_chunk(
-    jobs: Sequence[Job], flag: interrupt.Flag | None = None
+    jobs: Sequence[Job],
+    flag: interrupt.Flag | None = None,
+    admission: Admission | None = None,
 ) -> list[Output | InputError]:
     """Evaluate in a pool thread, timing each scenario for the compute metric. The cyclic
     collector waits meanwhile: the engines' memo tables grow by many small acyclic objects,
     and each full pass over them would cost more than a scenario (`engine.collector`).
-    Raises `interrupt.Stopped` once `flag` is set, between scenarios or inside one."""
+    Raises `interrupt.Stopped` once `flag` is set, between scenarios or inside one. With an
+    `admission`, each scenario computes only once its memory fits (`service.admission`)."""
     outputs: list[Output | InputError] = []
     mode: Mode | None = None  # the mode of the jobs before, and its histogram: a chunk has one
     timer: Any = None
-    with collector.paused(), interrupt.watching(flag or interrupt.Flag()):
+    flag = flag or interrupt.Flag()
+    with collector.paused(), interrupt.watching(flag):
         for job in jobs:
             interrupt.check()
             started = time.perf_counter()
             try:
-                outputs.append(job.mode.evaluate(job.scenario))
+                if admission is None:
+                    outputs.append(job.mode.evaluate(job.scenario))
+                else:
+                    with admission.holding(job.mode.peak(job.scenario), flag):
+                        outputs.append(job.mode.evaluate(job.scenario))
             except InputError as exc:  # a cross-field rule only the engine checks
                 outputs.append(exc)
             if job.mode is not mode:
@@ -194,8 +203,16 @@ class Pending:
 class Computer:
     """The cache, the pool, the single-flight table and the time budget of one process."""
 
-    def __init__(self, cache: Cache, *, pool_size: int, time_budget: float) -> None:
+    def __init__(
+        self,
+        cache: Cache,
+        *,
+        pool_size: int,
+        time_budget: float,
+        admission: Admission | None = None,
+    ) -> None:
         self.cache = cache
+        self.admission = admission
         self.time_budget = time_budget
         self.pool_size = pool_size
         self.pool = ThreadPoolExecutor(pool_size, thread_name_prefix="killmath-engine")
@@ -313,7 +330,9 @@ class Computer:
         def submit() -> None:
             chunk = None if flight.stopped else next(chunks, None)
             if chunk is not None:
-                work = loop.run_in_executor(self.pool, evaluate_chunk, chunk, flight.flag)
+                work = loop.run_in_executor(
+                    self.pool, evaluate_chunk, chunk, flight.flag, self.admission
+                )
                 pending[work] = chunk
 
         submit()

@@ -21,6 +21,7 @@ from engine import interrupt
 from engine.kt2024 import flat
 from engine.kt2024.fighter import Fight, Fighter, FightOptions
 from engine.kt2024.sequence import Sequence
+from service.admission import Admission
 from service.cache import LRU, Cache
 from service.compute import Computer, prepare
 
@@ -158,3 +159,53 @@ def test_a_flight_stops_when_its_last_waiter_leaves():
         await computer.close()
 
     asyncio.run(run())
+
+
+MID_FIGHT = {
+    "fighterA": {"attacks": 6, "wounds": 20, "strategy": "OPTIMAL", "reroll": "CEASELESS"},
+    "fighterB": {"attacks": 6, "wounds": 19, "strategy": "OPTIMAL", "reroll": "CEASELESS"},
+    "options": {"rounds": 3, "exact": True},
+}
+"""About 80 MB at its peak (benchmarks/bench_memory_peaks.py), a second or two of CPU."""
+
+
+def test_admission_refuses_a_request_that_could_never_fit():
+    with serving(memory_budget=32 * 2**20) as server:
+        response = httpx.post(server.url + "/v1/fight", json=MID_FIGHT, timeout=60)
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["code"] == "LIMIT_EXCEEDED"
+        assert error["field"] == "fighterA.strategy"
+        assert 0 < error["limit"] <= 32 * 2**20
+
+
+def test_admission_queues_work_that_fits_later():
+    """Two fights of ~80 MB each under a 120 MB budget, two pool threads: the second waits
+    for the first's memory, both are answered, and no more than the budget is ever held."""
+    other = {**MID_FIGHT, "fighterB": {**MID_FIGHT["fighterB"], "wounds": 18}}
+    jobs = [prepare(body, "fight") for body in (MID_FIGHT, other)]
+    admission = Admission(120 * 2**20)
+
+    async def run() -> list:
+        computer = Computer(Cache(LRU(0), None), pool_size=2, time_budget=600, admission=admission)
+        try:
+            return await asyncio.gather(*(computer.answer(job) for job in jobs))
+        finally:
+            await computer.close()
+
+    results = asyncio.run(run())
+    assert [r.key for r in results] == [j.key for j in jobs]
+    assert 60 * 2**20 < admission.peak <= 120 * 2**20  # one fight's memory at a time
+    assert admission.held == 0
+    alone = [job.mode.evaluate(job.scenario) for job in jobs]
+    assert [r.output for r in results] == alone  # queued, not changed
+
+
+def test_a_queued_claim_stops_when_its_computation_is_abandoned():
+    admission = Admission(100)
+    admission.acquire(80, interrupt.Flag())
+    flag = interrupt.Flag()
+    flag.set()
+    with pytest.raises(interrupt.Stopped):
+        admission.acquire(40, flag)
+    assert admission.held == 80

@@ -181,9 +181,8 @@ def main() -> int:
     try:
         print(f"started: RSS {server.vm_rss() / MIB:.1f} MiB")
         statuses = asyncio.run(soak(server, args.requests, args.step, args.concurrency))
-        print(
-            f"after the soak: RSS {server.vm_rss() / MIB:.1f} MiB, peak {vm(server, 'VmHWM:') / MIB:.1f} MiB"
-        )
+        rss, peak = server.vm_rss() / MIB, vm(server, "VmHWM:") / MIB
+        print(f"after the soak: RSS {rss:.1f} MiB, peak {peak:.1f} MiB")
         top = asyncio.run(heaviest(server))
         print(f"heaviest accepted requests: peak RSS {top / MIB:.1f} MiB (limit {args.limit} MiB)")
     finally:

@@ -119,13 +119,15 @@ class LRU:
 
 class SizedLRU:
     """Values kept by key within a byte budget (the key's length and the value's stated size
-    both count), least recently used evicted first; a pair above an eighth of the budget is
-    not kept, so one huge entry cannot flush every other. Thread-safe: grids and team
+    both count), least recently used evicted first; a pair above `largest` (an eighth of the
+    budget unless said) is not kept, so one huge entry cannot flush every other. Thread-safe:
+    grids and team
     matchups are prepared and rendered in pool threads. Keys are digests or canonical keys,
     never request bytes: a memo keyed by raw bodies would hold every body it saw."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, largest: int | None = None) -> None:
         self.budget = budget
+        self.largest = budget // 8 if largest is None else largest
         self.size = 0
         self._data: OrderedDict[bytes | str, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -141,7 +143,7 @@ class SizedLRU:
     def keep(self, key: bytes | str, value: Any, size: int) -> None:
         """Keep `value` under `key`, counted as `size` bytes plus the key's length."""
         cost = len(key) + size
-        if cost > self.budget // 8:
+        if cost > self.largest:
             return
         with self._lock:
             if key in self._data:

@@ -89,8 +89,11 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
 
 
 PREPARED_BYTES = 32 * 2**20
-"""The byte budget of `prepare_raw`'s memo: a prepared job is a few KB, rules ignored aside."""
-_PREPARED = SizedLRU(PREPARED_BYTES)
+"""The byte budget of `prepare_raw`'s memo: a prepared job is one or two KB."""
+LARGEST_JOB = 64 * 1024
+"""A job above this is not memoised: one that big holds many ignored rules' names, a body
+that is rare and parsed at a cost its memo would not repay in memory."""
+_PREPARED = SizedLRU(PREPARED_BYTES, LARGEST_JOB)
 
 
 def prepare_raw(raw: bytes, mode: str | None = None) -> Job:

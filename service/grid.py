@@ -36,7 +36,7 @@ from schema.kt2024 import shoot
 from schema.limits import grid_too_large
 from schema.report import ratio
 from service.cache import SizedLRU, digest, footprint
-from service.compute import Job, Result, encode, job_size, prepare_raw
+from service.compute import LARGEST_JOB, Job, Result, encode, job_size, prepare_raw
 
 
 def parse(body: Any, max_cells: int) -> GridRequest:
@@ -151,7 +151,7 @@ def _part(role: str, part: dict[str, Any]) -> _Part:
 
 
 CELLS_BYTES = 16 * 2**20
-_CELLS = SizedLRU(CELLS_BYTES)  # thread-safe: grids are prepared in pool threads
+_CELLS = SizedLRU(CELLS_BYTES, LARGEST_JOB)  # thread-safe: grids are prepared in pool threads
 
 
 def _assemble(attacker: _Part, defender: _Part) -> Job:

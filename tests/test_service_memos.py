@@ -49,3 +49,13 @@ def test_grid_cells_are_kept_by_digest_within_their_budget(monkeypatch):
     for memo in (grids._CELLS, compute._PREPARED):
         assert all(len(key) == 16 for key in memo.held())
         assert 0 < memo.size <= 256 * 1024
+
+
+def test_a_job_holding_many_ignored_rules_is_not_memoised():
+    compute._PREPARED.clear()
+    rules = ", ".join(f"Unheard{i}" for i in range(20_000))  # ~250 KB of unknown rules
+    body = {**SHOT, "attacker": {**SHOT["attacker"], "weaponRules": rules}}
+    job = compute.prepare_raw(orjson.dumps(body | {"options": {"unknownRules": "IGNORE"}}), "shoot")
+    assert len(job.ignored) == 20_000
+    assert compute.job_size(job) > compute.LARGEST_JOB
+    assert len(compute._PREPARED) == 0

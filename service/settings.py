@@ -20,7 +20,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ORIGIN = re.compile(r"https?://[^/\s]+")
-DEFAULT_MEMORY_BUDGET = 512 * 2**20  # the manifests' 896 MiB limit less the default reserve
+DEFAULT_MEMORY_BUDGET = 320 * 2**20  # the manifests' 896 MiB limit less the default reserve
 
 
 def _split(value: Any) -> Any:
@@ -84,8 +84,10 @@ class Settings(BaseSettings):
         description="bytes the process may use in all (the container's memory limit: the "
         "manifests set it from resources.limits.memory); sets the default memory_budget",
     )
+    # a warm process's own memory levels off at ~540 MiB with the default 20,000-entry L1
+    # (benchmarks/bench_soak.py), so the reserve covers that and a margin
     memory_reserve: int = Field(
-        384 * 2**20,
+        576 * 2**20,
         ge=0,
         description="bytes of memory_limit kept for the process itself (code, caches, memos, "
         "requests), not for computations",
@@ -94,7 +96,7 @@ class Settings(BaseSettings):
         None,
         ge=1,
         description="bytes the computations in flight may hold at once; unset = "
-        "memory_limit - memory_reserve, or 512 MiB with no memory_limit",
+        "memory_limit - memory_reserve, or 320 MiB with no memory_limit",
     )
 
     # access control (service/auth.py)

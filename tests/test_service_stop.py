@@ -31,7 +31,9 @@ HEAVY_FIGHT = {
     "fighterB": {**SIDE, "wounds": 29},
     "options": {"rounds": 5, "exact": True},
 }
-"""The issue's heavy fight: about 9 s of CPU in `kernels.solve` and `kernels.push`."""
+"""The issue's heavy fight: about 9 s of CPU in `kernels.solve` and `kernels.push`, and
+~0.9 GB: the default memory budget refuses it, these tests give the server room for it."""
+ROOMY = 2**31
 
 
 def abandoned(server) -> float:
@@ -80,7 +82,7 @@ def test_engine_stops_when_its_flag_is_set():
 
 
 def test_a_client_gone_stops_its_computation():
-    with serving(pool_size=1, log_level="INFO") as server:
+    with serving(pool_size=1, log_level="INFO", memory_budget=ROOMY) as server:
         sock = send_fight(server.port, HEAVY_FIGHT)
         assert wait_for(lambda: busy(server))  # the engine is at work
         sock.close()
@@ -101,7 +103,7 @@ def test_a_client_gone_stops_its_computation():
 
 
 def test_a_timed_out_request_stops_its_computation():
-    with serving(pool_size=1, time_budget=1) as server:
+    with serving(pool_size=1, time_budget=1, memory_budget=ROOMY) as server:
         response = httpx.post(server.url + "/v1/fight", json=HEAVY_FIGHT, timeout=60)
         assert response.status_code == 503
         assert response.json()["error"]["code"] == "TIMEOUT"

@@ -9,7 +9,8 @@ is also the uvicorn factory (`service.app:create_app`), so every worker builds i
 cache connection and engine pool from the environment.
 
 Middleware, outermost first: ServiceMiddleware (request id, engine revision, body limit,
-metrics, access log: it must see every answer, refusals included), then compression (above
+metrics, access log: it must see every answer, refusals included), then Disconnect (a client
+gone before its answer cancels the request's work, `service.disconnect`), then compression (above
 `KILLMATH_COMPRESS_MIN_BYTES`), then CORS when `KILLMATH_CORS_ORIGINS` is set
 (a preflight carries no credentials, so it is answered before keys are checked, and CORS
 headers reach a 401 or 429 too), then access control when `KILLMATH_API_KEYS` is set.
@@ -39,9 +40,11 @@ from starlette.responses import Response
 from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
+from service.admission import Admission
 from service.cache import LRU, Breaker, Cache, RedisTier, Signer
 from service.compression import Compression
 from service.compute import Computer
+from service.disconnect import Disconnect
 from service.http import refusal
 from service.middleware import ServiceMiddleware
 from service.settings import Settings, from_environment
@@ -104,7 +107,8 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
     uploads = {path: settings.max_import_bytes for path in ("/v1/import", "/graphql")}
     stack = [
-        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads)
+        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads),
+        Middleware(Disconnect),
     ]
     if settings.compress_min_bytes:
         stack.append(Middleware(Compression, minimum_size=settings.compress_min_bytes))
@@ -195,7 +199,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.computer = Computer(
-            build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
+            build_cache(settings),
+            pool_size=settings.pool_size,
+            time_budget=settings.time_budget,
+            admission=Admission(settings.admitted_bytes),
         )
         gc.disable()  # until start_the_rest: nothing built while starting is garbage
         flat.warm_up()  # the fight's loops, compiled or from numba's cache: fights answer now

@@ -33,6 +33,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -137,37 +138,101 @@ class LRU:
         return len(self._data)
 
 
-class ByteLRU:
-    """Encoded answers kept by key within a byte budget (key and value both count), least
-    recently used evicted first; a pair above an eighth of the budget is not kept, so one
-    huge answer cannot flush every other. Thread-safe: team matchups render in pool threads.
-    """
+class SizedLRU:
+    """Values kept by key within a byte budget (the key's length and the value's stated size
+    both count), least recently used evicted first; a pair above `largest` (an eighth of the
+    budget unless said) is not kept, so one huge entry cannot flush every other. Thread-safe:
+    grids and team
+    matchups are prepared and rendered in pool threads. Keys are digests or canonical keys,
+    never request bytes: a memo keyed by raw bodies would hold every body it saw."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, largest: int | None = None) -> None:
         self.budget = budget
+        self.largest = budget // 8 if largest is None else largest
         self.size = 0
-        self._data: OrderedDict[bytes | str, bytes] = OrderedDict()
+        self._data: OrderedDict[bytes | str, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: bytes | str) -> bytes | None:
+    def get(self, key: bytes | str) -> Any:
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
+            found = self._data.get(key)
+            if found is None:
+                return None
+            self._data.move_to_end(key)
+            return found[0]
 
-    def put(self, key: bytes | str, value: bytes) -> None:
-        cost = len(key) + len(value)
-        if cost > self.budget // 8:
+    def keep(self, key: bytes | str, value: Any, size: int) -> None:
+        """Keep `value` under `key`, counted as `size` bytes plus the key's length."""
+        cost = len(key) + size
+        if cost > self.largest:
             return
         with self._lock:
             if key in self._data:
                 return
-            self._data[key] = value
+            self._data[key] = (value, cost)
             self.size += cost
             while self.size > self.budget:
-                old_key, old_value = self._data.popitem(last=False)
-                self.size -= len(old_key) + len(old_value)
+                _, (_, old) = self._data.popitem(last=False)
+                self.size -= old
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def held(self) -> list[bytes | str]:
+        """The keys held, oldest first."""
+        with self._lock:
+            return list(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.size = 0
+
+
+class ByteLRU(SizedLRU):
+    """Encoded answers kept by key within a byte budget (key and value both count): GraphQL
+    replies and rendered team matchups."""
+
+    def get(self, key: bytes | str) -> bytes | None:
+        found: bytes | None = super().get(key)
+        return found
+
+    def put(self, key: bytes | str, value: bytes) -> None:
+        self.keep(key, value, len(value))
+
+
+def digest(*parts: bytes | str) -> bytes:
+    """A memo key for request bytes: 16 bytes of blake2b over the parts, each one's length
+    first (so parts cannot run into each other)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+_ATOMS = (int, float, bool, type(None), bytes, str)
+
+
+def footprint(value: object, _seen: set[int] | None = None) -> int:
+    """The bytes `value` holds (sys.getsizeof over its containers, dataclasses and
+    namedtuples, each object once): what a memo entry costs against its byte budget."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    if isinstance(value, _ATOMS):
+        return size
+    if isinstance(value, dict):
+        return size + sum(footprint(k, seen) + footprint(v, seen) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return size + sum(footprint(item, seen) for item in value)
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return size + sum(footprint(getattr(value, name, None), seen) for name in fields)
+    return size
 
 
 class Breaker:

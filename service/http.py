@@ -19,7 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from engine.errors import InputError
 from schema.errors import HTTP_STATUS, REPLY_BYTES, error_body, within_reply
-from service.compute import MEMO_BODY_BYTES, BudgetExceeded, Computer
+from service.compute import LOOP_BODY_BYTES, BudgetExceeded, Computer
 
 T = TypeVar("T")
 
@@ -46,9 +46,9 @@ async def json_body(request: Request) -> Any:
 
 async def parsed_body(request: Request, parse: Callable[[Any], T] = lambda body: body) -> T:
     """`parse` of the JSON body: on the loop for a small body, in the engine pool above
-    `MEMO_BODY_BYTES`, so that a megabyte of JSON and its validation never hold the loop."""
+    `LOOP_BODY_BYTES`, so that a megabyte of JSON and its validation never hold the loop."""
     raw = await request.body()
-    if len(raw) <= MEMO_BODY_BYTES:
+    if len(raw) <= LOOP_BODY_BYTES:
         return parse(loads(raw))
     return await computer(request).in_pool(lambda: parse(loads(raw)))
 

@@ -74,6 +74,12 @@ COMPUTE = Histogram(
     buckets=(1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1, 5, 30),
     registry=REGISTRY,
 )
+ABANDONED = Counter(
+    "killmath_engine_abandoned",
+    "Computations stopped before they finished because no request waited on them any more "
+    "(their clients left or their time budgets ran out)",
+    registry=REGISTRY,
+)
 REDIS_ERRORS = Counter(
     "killmath_redis_errors",
     "Redis calls that failed or were skipped by the open circuit, by kind",

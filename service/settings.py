@@ -20,6 +20,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ORIGIN = re.compile(r"https?://[^/\s]+")
+DEFAULT_MEMORY_BUDGET = 320 * 2**20  # the manifests' 896 MiB limit less the default reserve
 
 
 def _split(value: Any) -> Any:
@@ -105,6 +106,26 @@ class Settings(BaseSettings):
     # compute
     time_budget: float = Field(30.0, gt=0, description="seconds per request before TIMEOUT")
     pool_size: int = Field(2, ge=1, description="engine threads per process")
+    memory_limit: int | None = Field(
+        None,
+        ge=1,
+        description="bytes the process may use in all (the container's memory limit: the "
+        "manifests set it from resources.limits.memory); sets the default memory_budget",
+    )
+    # a warm process's own memory levels off at ~540 MiB with the default 20,000-entry L1
+    # (benchmarks/bench_soak.py), so the reserve covers that and a margin
+    memory_reserve: int = Field(
+        576 * 2**20,
+        ge=0,
+        description="bytes of memory_limit kept for the process itself (code, caches, memos, "
+        "requests), not for computations",
+    )
+    memory_budget: int | None = Field(
+        None,
+        ge=1,
+        description="bytes the computations in flight may hold at once; unset = "
+        "memory_limit - memory_reserve, or 320 MiB with no memory_limit",
+    )
 
     # access control (service/auth.py)
     api_keys: Annotated[list[SecretStr], NoDecode] = Field(
@@ -129,6 +150,16 @@ class Settings(BaseSettings):
     )
 
     log_level: str = "INFO"
+
+    @property
+    def admitted_bytes(self) -> int:
+        """The computations' memory budget (`service.admission`): `memory_budget`, else
+        below the container's limit by the process's own reserve."""
+        if self.memory_budget is not None:
+            return self.memory_budget
+        if self.memory_limit is not None:
+            return max(self.memory_limit - self.memory_reserve, 64 * 2**20)
+        return DEFAULT_MEMORY_BUDGET
 
     @field_validator("api_keys", mode="before")
     @classmethod

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,7 +55,7 @@ from schema.references import IGNORE, IGNORED, UNKNOWN_RULES, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
 from service import grid as grids
 from service import validators
-from service.cache import LRU, Tier
+from service.cache import SizedLRU, Tier, footprint
 from service.compute import Computer, Job, Result, encode, key_member, prepare_raw
 
 # ------------------------------------------------------------------ the request's operatives
@@ -308,21 +307,19 @@ def _fight_numbers(output: dict[str, Any]) -> dict[str, Any]:
     return FightNumbers(**members).as_json()
 
 
-_NUMBERS = LRU(16_384)
-_NUMBERS_LOCK = threading.Lock()  # answers are assembled in pool threads
+NUMBERS_BYTES = 8 * 2**20
+_NUMBERS = SizedLRU(NUMBERS_BYTES)  # thread-safe: answers are assembled in pool threads
 
 
 def numbers(answer: Result) -> dict[str, Any]:
     """A cell's numbers rendered through its answer model (`ShotNumbers`, `FightNumbers`),
     memoised on its canonical key (which names the mode), as the grid memoises its cells'
     summaries: a warm matchup is assembled, not rendered again. Read only."""
-    with _NUMBERS_LOCK:
-        found = _NUMBERS.get(answer.key)
+    found: dict[str, Any] | None = _NUMBERS.get(answer.key)
     if found is None:
         fight = "fighterA" in answer.output
         found = (_fight_numbers if fight else _shot_numbers)(answer.output)
-        with _NUMBERS_LOCK:
-            _NUMBERS.put(answer.key, found)
+        _NUMBERS.keep(answer.key, found, footprint(found))
     return found
 
 

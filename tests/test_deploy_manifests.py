@@ -173,6 +173,27 @@ def test_configmap_holds_real_settings(overlay):
     Settings.model_validate(settings)
 
 
+MEBI = {"Mi": 2**20, "Gi": 2**30}
+
+
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
+def test_the_memory_budget_is_set_from_the_pods_limit(overlay):
+    """KILLMATH_MEMORY_LIMIT is the container's own limit (Downward API), and the budget the
+    settings derive from it with the ConfigMap's reserve stays below it (issue 34)."""
+    docs = _render(overlay)
+    container = _api_container(docs)
+    env = {e["name"]: e for e in container.get("env", [])}
+    source = env["KILLMATH_MEMORY_LIMIT"]["valueFrom"]["resourceFieldRef"]
+    assert source == {"containerName": container["name"], "resource": "limits.memory"}
+    limit = container["resources"]["limits"]["memory"]
+    limit_bytes = int(limit[:-2]) * MEBI[limit[-2:]]
+    (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    settings = {k.removeprefix("KILLMATH_").lower(): v for k, v in config["data"].items()}
+    budget = Settings.model_validate({**settings, "memory_limit": limit_bytes}).admitted_bytes
+    assert "KILLMATH_MEMORY_BUDGET" not in config["data"]  # derived, never set apart
+    assert 256 * 2**20 <= budget <= limit_bytes - 256 * 2**20
+
+
 def test_dev_runs_one_replica_with_in_cluster_redis():
     docs = _render("dev")
     assert _one(docs, "Deployment", "killmath")["spec"]["replicas"] == 1

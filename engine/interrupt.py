@@ -15,11 +15,11 @@ carry it; a thread with no flag watched polls one that is never set.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 import numpy as np
+
+from engine.threadlocal import ThreadValue
 
 
 class Stopped(Exception):
@@ -46,26 +46,20 @@ class Flag:
 
 
 _NEVER = Flag()  # polled by computations nobody can stop (batch CLI, tests, warm-up)
-_local = threading.local()
+_WATCHED: ThreadValue[Flag] = ThreadValue(_NEVER)
 
 
-@contextmanager
-def watching(flag: Flag) -> Iterator[Flag]:
+def watching(flag: Flag) -> AbstractContextManager[Flag]:
     """Make `flag` the one this thread's engine calls poll, until the block ends."""
-    previous = getattr(_local, "flag", _NEVER)
-    _local.flag = flag
-    try:
-        yield flag
-    finally:
-        _local.flag = previous
+    return _WATCHED.bound(flag)
 
 
 def cell() -> np.ndarray:
     """The array the kernels poll: the watched flag's, or one never set."""
-    return getattr(_local, "flag", _NEVER).cell
+    return _WATCHED.get().cell
 
 
 def check() -> None:
     """Raise `Stopped` if this thread's flag is set: called between steps of long work."""
-    if getattr(_local, "flag", _NEVER).cell[0]:
+    if _WATCHED.get().cell[0]:
         raise Stopped

@@ -12,10 +12,10 @@ ledger installed (the batch CLI, tests) has unlimited capacity and every claim g
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Protocol
+
+from engine.threadlocal import ThreadValue
 
 
 class Ledger(Protocol):
@@ -30,26 +30,20 @@ class Ledger(Protocol):
 
 
 UNLIMITED = 1 << 62
-_local = threading.local()
+_BOOK: ThreadValue[Ledger | None] = ThreadValue(None)
 
 
-@contextmanager
-def ledger(book: Ledger) -> Iterator[Ledger]:
+def ledger(book: Ledger) -> AbstractContextManager[Ledger | None]:
     """Make `book` the ledger of this thread's engine calls, until the block ends."""
-    previous = getattr(_local, "book", None)
-    _local.book = book
-    try:
-        yield book
-    finally:
-        _local.book = previous
+    return _BOOK.bound(book)
 
 
 def capacity() -> int:
-    book = getattr(_local, "book", None)
+    book = _BOOK.get()
     return UNLIMITED if book is None else book.capacity()
 
 
 def claim(nbytes: int) -> None:
-    book = getattr(_local, "book", None)
+    book = _BOOK.get()
     if book is not None:
         book.claim(nbytes)

@@ -29,7 +29,7 @@ import difflib
 import itertools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.errors import InputError
@@ -165,7 +165,7 @@ class Malformed:
     message: str
 
     def as_json(self) -> dict[str, str]:
-        return {"text": self.text, "rule": self.rule, "message": self.message}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ document within them imports in about a second.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from engine.errors import InputError
 
@@ -41,7 +41,7 @@ class GraphSize:
     edges: int
 
     def as_json(self) -> dict[str, int]:
-        return {"bytes": self.bytes, "nodes": self.nodes, "edges": self.edges}
+        return asdict(self)
 
 
 def exceeded(what: str, limit: int) -> InputError:

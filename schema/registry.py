@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from engine import collector
 from engine.errors import InputError
 
@@ -72,7 +70,10 @@ class Mode:
         """Whether `output` is one of this mode's answers as its models declare them (strict:
         a number is not a string; no member missing or unknown). For what the service reads
         back from a shared cache: an answer of another shape would fail whatever reads it
-        (a grid cell's summary) or reach a client. ~10 µs for a plain shoot."""
+        (a grid cell's summary) or reach a client. ~10 µs for a plain shoot. pydantic is
+        imported here, not with the registry: `killmath rules` and `import` never load it."""
+        from pydantic import ValidationError
+
         for result in self.results:
             try:
                 result.model_validate(output, strict=True)  # type: ignore[attr-defined]

@@ -73,10 +73,8 @@ class Disconnect:
             work.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await work
-            log.info(
-                "client gone before its answer: work stopped",
-                extra={"requestId": REQUEST_ID.get("")},
-            )
+            # the same line as a client gone while its body was read (`ServiceMiddleware`)
+            log.info("client gone", extra={"requestId": REQUEST_ID.get(""), "work": "stopped"})
             if not started:
                 await send({"type": "http.response.start", "status": CLIENT_GONE, "headers": []})
                 await send({"type": "http.response.body", "body": b""})

@@ -50,6 +50,8 @@ STATIC = HERE / "static"
 VENDOR = STATIC / "vendor"
 TEMPLATES = HERE / "templates"
 
+PACKAGE_STATIC = "service/static/"
+"""Where the README links the pictures it shows (a path in the repository, for GitHub)."""
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 
@@ -116,6 +118,11 @@ def readme() -> tuple[str, list[tuple[str, str]]] | None:
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = markdown.parse(text)
     sections = []
+    for token in tokens:  # the README's pictures are package files, served under static/
+        for child in token.children or ():
+            source = child.attrGet("src") if child.type == "image" else None
+            if isinstance(source, str) and source.startswith(PACKAGE_STATIC):
+                child.attrSet("src", "static/" + source.removeprefix(PACKAGE_STATIC))
     for opening, inline in itertools.pairwise(tokens):
         if opening.type == "heading_open":
             anchor = slug(inline.content)

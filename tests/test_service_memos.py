@@ -37,7 +37,7 @@ def test_grid_cells_are_kept_by_digest_within_their_budget(monkeypatch):
     monkeypatch.setattr(grids, "_CELLS", SizedLRU(256 * 1024))
     monkeypatch.setattr(compute, "_PREPARED", SizedLRU(256 * 1024))
     for n in range(60):
-        rules = ", ".join(f"Unheard{n}x{i}" for i in range(200))  # unique, ignored rule text
+        rules = ", ".join(f"Unheard{n}x{i}" for i in range(120))  # unique, ignored, < 2,000
         grid = GridRequest.model_validate(
             {
                 "attackers": [{"attacks": 4, "weaponRules": rules}, {"attacks": 5}],
@@ -51,11 +51,14 @@ def test_grid_cells_are_kept_by_digest_within_their_budget(monkeypatch):
         assert 0 < memo.size <= 256 * 1024
 
 
-def test_a_job_holding_many_ignored_rules_is_not_memoised():
-    compute._PREPARED.clear()
-    rules = ", ".join(f"Unheard{i}" for i in range(20_000))  # ~250 KB of unknown rules
+def test_a_job_above_the_largest_is_not_memoised(monkeypatch):
+    """A job above the memo's largest entry (many ignored rules' names) is prepared afresh
+    each time rather than kept: here with a small largest entry, since rule text is capped at
+    2,000 characters a member (`schema.limits`)."""
+    monkeypatch.setattr(compute, "_PREPARED", SizedLRU(compute.PREPARED_BYTES, 512))
+    rules = ", ".join(f"Unheard{i}" for i in range(150))  # ~1,600 characters, all unknown
     body = {**SHOT, "attacker": {**SHOT["attacker"], "weaponRules": rules}}
     job = compute.prepare_raw(orjson.dumps(body | {"options": {"unknownRules": "IGNORE"}}), "shoot")
-    assert len(job.ignored) == 20_000
-    assert compute.job_size(job) > compute.LARGEST_JOB
+    assert len(job.ignored) == 150
+    assert compute.job_size(job) > 512
     assert len(compute._PREPARED) == 0

@@ -28,16 +28,27 @@ the answer written here, and strawberry only executes (`Schema.execute`) and ren
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from graphql import GraphQLError, GraphQLSyntaxError
+from graphql import (
+    ArgumentNode,
+    DocumentNode,
+    GraphQLError,
+    GraphQLSyntaxError,
+    VariableNode,
+    Visitor,
+    visit,
+)
 from starlette.responses import Response
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
+from engine.errors import InputError
+from schema.errors import every
 from service.http import listed, refusal
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
@@ -210,23 +221,79 @@ def is_request_error(result: ExecutionResult) -> bool:
     return result.data is None and bool(result.errors) and all(not e.path for e in result.errors)
 
 
-def _formatted(error: GraphQLError, before_execution: bool) -> dict[str, Any]:
+VARIABLE = re.compile(r"^Variable '\$(?P<name>\w+)' (?:has invalid value at (?P<path>[^:]*):)?")
+"""graphql-core's variable coercion errors: the variable, and where in it the value is bad."""
+ENVELOPE_ARGUMENT = "input"
+"""The argument every one-envelope field takes (`shoot(input:)`): REST's body itself."""
+
+
+def variable_arguments(document: DocumentNode | None) -> dict[str, str]:
+    """Each variable's argument: the name REST gives what the variable holds (`$a` passed
+    as `attackers:` is REST's `attackers`)."""
+    bound: dict[str, str] = {}
+
+    class Arguments(Visitor):
+        def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
+            if isinstance(node.value, VariableNode):
+                bound.setdefault(node.value.name.value, node.name.value)
+
+    if document is not None:
+        visit(document, Arguments())
+    return bound
+
+
+def variable_field(error: GraphQLError, arguments: Mapping[str, str]) -> str | None:
+    """The REST field path of a variable coercion error (`$input` at `.attacker.attacks` is
+    `attacker.attacks`; `$a`, passed as `attackers`, at `[0].hit` is `attackers.0.hit`), else
+    None."""
+    found = VARIABLE.match(error.message)
+    if found is None:
+        return None
+    argument = arguments.get(found["name"], found["name"])
+    dotted = (argument + (found["path"] or "")).replace("[", ".").replace("]", "")
+    head, _, rest = dotted.partition(".")
+    return rest if head == ENVELOPE_ARGUMENT else dotted
+
+
+def _formatted(
+    error: GraphQLError, before_execution: bool, arguments: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """One GraphQL error as the reply lists it, with the REST members in `extensions`: a
+    variable that cannot be coerced is INVALID_INPUT at its REST field, and a refusal of
+    several problems (`InputError`, as REST's `errors`) is one error per problem."""
     formatted: dict[str, Any] = dict(error.formatted)
     extensions = dict(formatted.get("extensions") or {})
+    field = variable_field(error, arguments) if before_execution else None
+    if field is not None and "code" not in extensions:
+        extensions.update(code="INVALID_INPUT", field=field, message=error.message)
     if before_execution and "code" not in extensions:
         parse = isinstance(error, GraphQLSyntaxError)
         extensions["code"] = "GRAPHQL_PARSE_FAILED" if parse else "GRAPHQL_VALIDATION_FAILED"
     if extensions:
         formatted["extensions"] = extensions
-    return formatted
+    refused = error.original_error
+    while isinstance(refused, GraphQLError):  # graphql-core locates a resolver's error anew
+        refused = refused.original_error
+    if not isinstance(refused, InputError) or not getattr(refused, "more", ()):
+        return [formatted]
+    return [
+        {**formatted, "message": problem.message, "extensions": problem.as_json()}
+        for problem in every(refused)
+    ]
 
 
-def response(result: ExecutionResult, media: str) -> tuple[int, dict[str, Any]]:
-    """The status and body of an executed (or refused) operation."""
+def response(
+    result: ExecutionResult, media: str, document: DocumentNode | None = None
+) -> tuple[int, dict[str, Any]]:
+    """The status and body of an executed (or refused) operation (`document`, when it was
+    parsed: where its variables go, for the fields of their errors)."""
     request_error = is_request_error(result)
     body: dict[str, Any] = {} if request_error else {"data": result.data}
     if result.errors:
-        body["errors"] = listed([_formatted(e, request_error) for e in result.errors])
+        coerced = any(VARIABLE.match(e.message) for e in result.errors)
+        arguments = variable_arguments(document) if request_error and coerced else {}
+        errors = [f for e in result.errors for f in _formatted(e, request_error, arguments)]
+        body["errors"] = listed(errors)
     if result.extensions:
         body["extensions"] = result.extensions
     status = 400 if request_error and media == GRAPHQL_RESPONSE else 200

@@ -44,6 +44,7 @@ from service.graphql import http as graphql_http
 from service.graphql import scalars
 from service.graphql.cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql.http import ALLOW, Params, Refused
+from service.graphql.operation import DOCUMENT
 from service.graphql.schema import build_schema
 from service.graphql.uploads import TooManyTokens, only_uploads
 from service.http import RateLimited, refusal, started
@@ -52,7 +53,11 @@ from service.settings import Settings
 
 
 def graphql_error(error: InputError | BudgetExceeded | RateLimited) -> GraphQLError:
-    return GraphQLError(str(error.as_json()["message"]), extensions=error.as_json())
+    """The GraphQL error of a refusal; an InputError of several problems rides along as the
+    original error, listed one error per problem in the reply (`graphql.http.response`)."""
+    return GraphQLError(
+        str(error.as_json()["message"]), extensions=error.as_json(), original_error=error
+    )
 
 
 class Service:
@@ -331,7 +336,7 @@ class Endpoint:
             result = PreExecutionError(data=None, errors=[error])
         except CannotGetOperationTypeError as exc:
             result = PreExecutionError(data=None, errors=[GraphQLError(exc.as_http_error_reason())])
-        return (*graphql_http.response(result, media), service)
+        return (*graphql_http.response(result, media, context.get(DOCUMENT)), service)
 
 
 async def published_schema(request: Request) -> Response:

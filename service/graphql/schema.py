@@ -41,7 +41,7 @@ from service.graphql.limits import (
     SmallParserCache,
     SmallValidationCache,
 )
-from service.graphql.operation import NamedOperation
+from service.graphql.operation import KeepDocument, NamedOperation
 from service.graphql.outputs import member
 from service.graphql.scalars import SCALARS
 
@@ -92,6 +92,7 @@ def build_schema(
     extensions = [
         lambda: SmallParserCache(maxsize=256),
         NamedOperation,
+        KeepDocument,
         lambda: AliasCount(max_aliases),
         lambda: SmallValidationCache(maxsize=256),
         lambda: copy.copy(depth),

@@ -119,9 +119,17 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                 },
                 errors=error_responses(components, "400", "422"),
                 parameters=[
-                    _query("killTeam", {"type": "string"}, "kill team id"),
+                    _query("killTeamId", {"type": "string"}, "kill team id (GraphQL's name)"),
                     _query("keyword", {"type": "string"}, "a keyword, any case"),
-                    _query("name", {"type": "string"}, "part of the name, any case"),
+                    _query("nameContains", {"type": "string"}, "part of the name, any case"),
+                    {
+                        **_query("killTeam", {"type": "string"}, "older name of killTeamId"),
+                        "deprecated": True,
+                    },
+                    {
+                        **_query("name", {"type": "string"}, "older name of nameContains"),
+                        "deprecated": True,
+                    },
                     _query(
                         "first",
                         {

@@ -18,6 +18,7 @@ OpenAPI path items are in `service.openapi.catalog`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -41,11 +42,19 @@ from schema.answers.catalog import (
 )
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
+from schema.errors import gathered
 from schema.importers import import_documents, import_text
 from schema.limits import rules_text
 from schema.weapon_rules import parse_rules
 from service import auth, costs, validators
-from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
+from service.http import (
+    Endpoint,
+    JSONResponse,
+    answers_errors,
+    computer,
+    error_response,
+    refusal,
+)
 from service.openapi import catalog as openapi_catalog
 
 # Load and validate the bundled catalog when the app is built, so bad data stops the
@@ -148,7 +157,11 @@ async def operatives(request: Request) -> Response:
     """A page of operatives: each rendered through its model once (`Views`), the page's own
     members through theirs."""
     params = request.query_params
-    where = OperativeFilter(params.get("killTeam"), params.get("keyword"), params.get("name"))
+    where = OperativeFilter(
+        _either(params, "killTeamId", "killTeam"),
+        params.get("keyword"),
+        _either(params, "nameContains", "name"),
+    )
     cat = catalog()
     page = find(cat, where, _int_param(request, "first", DEFAULT_PAGE), params.get("after"))
     body: dict[str, Any] = {
@@ -160,6 +173,41 @@ async def operatives(request: Request) -> Response:
         ).as_json(),
     }
     return JSONResponse(body)
+
+
+def _either(params: Mapping[str, str], name: str, alias: str) -> str | None:
+    """A filter by its name (GraphQL's: `killTeamId`) or its older REST alias (`killTeam`);
+    both, disagreeing, is the client's error."""
+    value, old = params.get(name), params.get(alias)
+    if value is not None and old is not None and value != old:
+        raise InputError("INVALID_INPUT", alias, f"the same filter as {name}, another value")
+    return value if value is not None else old
+
+
+OPERATIVE_FILTERS = ("killTeamId", "keyword", "nameContains", "first", "after", "killTeam", "name")
+"""The query parameters of `/v1/operatives`: GraphQL's filter names, paging, and the older
+REST aliases (`killTeam`, `name`), still read."""
+
+
+def takes(*names: str) -> Callable[[Endpoint], Endpoint]:
+    """A GET route that refuses query parameters it does not read: a misspelt filter would
+    otherwise answer everything, silently (`?killTeamId=` once answered all 13 operatives)."""
+    allowed = frozenset(names)
+    listing = ", ".join(names) or "none"
+
+    def wrap(endpoint: Endpoint) -> Endpoint:
+        @functools.wraps(endpoint)
+        async def checked(request: Request) -> Response:
+            unknown = sorted(set(request.query_params) - allowed)
+            if unknown:
+                message = f"unknown query parameter; this route takes: {listing}"
+                refused = [InputError("INVALID_INPUT", name, message) for name in unknown]
+                return error_response(gathered(refused))
+            return await endpoint(request)
+
+        return checked
+
+    return wrap
 
 
 def answer(model: type[Result], view: dict[str, Any]) -> Result:
@@ -240,19 +288,19 @@ catalog_read = validators.conditional(
 )
 
 routes: list[Route] = [
-    Route("/v1/weapon-rules", weapon_rules, methods=["GET"]),
-    Route("/v1/catalog", catalog_read(catalog_report), methods=["GET"]),
-    Route("/v1/kill-teams", catalog_read(kill_teams), methods=["GET"]),
-    Route("/v1/operatives", catalog_read(operatives), methods=["GET"]),
+    Route("/v1/weapon-rules", takes("text")(weapon_rules), methods=["GET"]),
+    Route("/v1/catalog", takes()(catalog_read(catalog_report)), methods=["GET"]),
+    Route("/v1/kill-teams", takes()(catalog_read(kill_teams)), methods=["GET"]),
+    Route("/v1/operatives", takes(*OPERATIVE_FILTERS)(catalog_read(operatives)), methods=["GET"]),
     Route(
         "/v1/operatives/{id}",
-        catalog_read(by_id(lambda c: c.operatives, "operative", views.operative)),
+        takes()(catalog_read(by_id(lambda c: c.operatives, "operative", views.operative))),
         methods=["GET"],
     ),
     Route(
         "/v1/weapon-profiles/{id}",
-        catalog_read(by_id(lambda c: c.profiles, "weapon profile", views.profile)),
+        takes()(catalog_read(by_id(lambda c: c.profiles, "weapon profile", views.profile))),
         methods=["GET"],
     ),
-    Route("/v1/import", import_file, methods=["POST"]),
+    Route("/v1/import", takes("format")(import_file), methods=["POST"]),
 ]

@@ -65,6 +65,13 @@ def depth_of(query: str) -> int:
 
 
 DEEP_ARRAY = b"[" * 100_000 + b"]" * 100_000
+RULE_TEXT = ", ".join(f"Lethl {i}+" for i in range(10_000))  # ~100 KB of misspelt rules
+HEAVY_FIGHT = {  # issue 34's: 9.1 s of CPU and a 1.1 GB peak at 332adde
+    "fighterA": {"attacks": 8, "wounds": 30, "reroll": "CEASELESS_AND_BALANCED",
+                 "strategy": "OPTIMAL", "feelNoPain": 5},
+    "fighterB": {"attacks": 8, "wounds": 29, "feelNoPain": 5, "strategy": "OPTIMAL"},
+    "options": {"exact": True, "rounds": 5},
+}  # fmt: skip
 ALIASES = "{ " + " ".join(f"a{i}: rulesets {{ name }}" for i in range(1000)) + " }"
 MELTAGUN = {"weaponProfileId": "kasrkin.gunner.meltagun"}
 BOY = {"operativeId": "kommandos.boy"}
@@ -129,6 +136,16 @@ def graphql_http_refusal(
         assert error["extensions"].get("limit") == limit, error
 
     return check
+
+
+def heavy_fight_refused(response: httpx.Response, errors: ErrorShape) -> None:
+    """Refused before it runs, by its cost or its memory (whichever is lower: 422 either
+    way, naming a field of the fight and the limit)."""
+    assert response.status_code == 422, response.text[:500]
+    body = response.json()
+    assert not errors.body_problems(body), body
+    assert body["error"]["code"] == "LIMIT_EXCEEDED" and body["error"]["limit"], body
+    assert body["error"]["field"].startswith(("fighterA", "fighterB", "options")), body
 
 
 unparsable_graphql_request = graphql_http_refusal(400, "INVALID_INPUT", "")
@@ -209,6 +226,26 @@ ATTACKS: dict[str, tuple[Attack, Callable[[httpx.Response, ErrorShape], None]]] 
     "graphql grid of 1000 x 1000": (
         graphql(GRID_QUERY, {"a": [MELTAGUN] * 1000, "d": [BOY] * 1000}),
         graphql_limit("attackers", 10_000),
+    ),
+    # issue 34: rule text, the cost ceiling and memory, introspection, big documents
+    "shoot with 100 KB of rule text": (
+        rest("/v1/shoot", {"attacker": {"weaponRules": RULE_TEXT}}),
+        rest_refusal(422, "LIMIT_EXCEEDED", "attacker.weaponRules", 2000),
+    ),
+    "grid cell with 100 KB of rule text": (
+        rest("/v1/grid", {"attackers": [{"weaponRules": RULE_TEXT}], "defenders": [{}]}),
+        rest_refusal(422, "LIMIT_EXCEEDED", "attackers.0.weaponRules", 2000),
+    ),
+    "graphql weaponRules of 100 KB": (
+        graphql("query($t: String!) { weaponRules(text: $t) { unknown } }", {"t": RULE_TEXT}),
+        graphql_limit("text", 2000),
+    ),
+    "the heavy OPTIMAL exact fight": (rest("/v1/fight", HEAVY_FIGHT), heavy_fight_refused),
+    "49 aliased __schema": (
+        graphql(
+            "{ " + " ".join(f"s{i}: __schema {{ types {{ name }} }}" for i in range(49)) + " }"
+        ),
+        graphql_refusal("__schema"),
     ),
 }
 

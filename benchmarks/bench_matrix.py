@@ -128,9 +128,8 @@ def main() -> None:
     measured = [cpu - fixed for cpu in alone]
     balance = max(measured) / mean(measured)
     print(f"catalog {catalog().version}: {len(ids)} kill teams; sample {sample}")
-    print(
-        f"sample: {len(pairs)} pairs, {cells} cells ({'shots and fights' if args.melee else 'shots'})"
-    )
+    kinds = "shots and fights" if args.melee else "shots"
+    print(f"sample: {len(pairs)} pairs, {cells} cells ({kinds})")
     print(f"planning {planning:.2f} s CPU in process ({cells / planning:.0f} cells/s)")
     print(
         f"fixed per process {fixed:.2f} s CPU; one process {one:.2f} s CPU, {one_wall:.2f} s wall"

@@ -6,12 +6,19 @@ A pair is the team matchup `{"attackers": {"killTeamId": a}, "defenders": {"kill
 row is a cell of `POST /v1/team-matchup`'s answer, to the bit, with the same canonical key.
 
 Sharding splits the pairs, whole, into N disjoint parts balanced by their estimated cost
-(`service.costs` over each pair's prepared cells, the rate limiter's own estimate), not by
-their count: a pair of elite teams is a few dozen cells, one of hordes with many weapons
-thousands. Every shard plans every pair (cheap beside computing them) and the split is a
-function of the pairs' costs and order alone, so N processes that never talk to each other
-agree on it. A pair is the unit because its cells are rendered together (the answer's
-order); with many more pairs than shards (2,352 for 49 teams) the parts come out even.
+(`service.costs`, the rate limiter's own estimate, over prepared cells), not by their count:
+a pair of elite teams is a few dozen cells, one of hordes with many weapons thousands. Every
+shard estimates every pair and the split is a function of the estimates and the pairs' order
+alone, so N processes that never talk to each other agree on it. A pair is the unit because
+its cells are rendered together (the answer's order); with many more pairs than shards (2,352
+for 49 teams) the parts come out even.
+
+Estimating must cost a shard far less than its own part, or N shards would each pay for the
+whole matrix: preparing a fight (validating it, its canonical key) takes longer than the
+heuristic fight itself (`benchmarks/bench_matrix.py`). So a pair's shots are all prepared
+(a grid's parts are memoised: cheap) but its fights are priced from `FIGHT_SAMPLE` of them,
+evenly spaced, scaled to their number; only the shard that owns a pair prepares all its
+cells. Under a cost model by mode (a fight `costs.FIGHT` tokens) the sample is exact.
 
 Cells are answered as the service answers them (`service.compute`'s functions): looked up in
 the cache (L1, then Redis when configured), the missing ones evaluated and stored under the
@@ -32,23 +39,22 @@ from schema.catalog import Catalog
 from service import costs
 from service import team_matchup as teams
 from service.cache import Cache
-from service.compute import CHUNK, Job, Result, evaluate_chunk
+from service.compute import CHUNK, Job, Result, encode, evaluate_chunk, prepare_raw
+
+FIGHT_SAMPLE = 4
+"""Fights of a pair prepared to price them all (module docstring)."""
 
 
 @dataclass(frozen=True)
 class Pair:
-    """One ordered pair of kill teams: its plan, its cells' jobs (ranged, then melee) and
-    their estimated cost."""
+    """One ordered pair of kill teams: its plan (cells not yet prepared), its cell count and
+    its estimated cost."""
 
     attacker: str
     defender: str
     plan: teams.Plan
-    jobs: list[Job]
+    cells: int
     cost: int
-
-    @property
-    def cells(self) -> int:
-        return len(self.jobs)
 
 
 def team_ids(cat: Catalog, wanted: Sequence[str] | None) -> list[str]:
@@ -70,24 +76,52 @@ def body(attacker: str, defender: str, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tokens(jobs: Sequence[Job]) -> int:
-    """The cost model's estimate of a pair's cells: a whole number of tokens (an int on
+    """The cost model's estimate of prepared cells: a whole number of tokens (an int on
     main, an estimate with `tokens` under the CPU-time model of issue 34)."""
     estimate: Any = costs.of_jobs(jobs)
     return int(getattr(estimate, "tokens", estimate))
 
 
+def _sample(plan: teams.Plan) -> list[Job]:
+    """`FIGHT_SAMPLE` of the plan's fights, evenly spaced, prepared; one that fails is left
+    out here (the shard owning the pair reports it, located, when it prepares them all)."""
+    step = max(1, len(plan.fights) // FIGHT_SAMPLE)
+    jobs = []
+    for fight in plan.fights[::step][:FIGHT_SAMPLE]:
+        try:
+            jobs.append(prepare_raw(encode(teams.fight_envelope(plan, fight))))
+        except InputError:
+            continue
+    return jobs
+
+
+def estimate(plan: teams.Plan) -> int:
+    """A pair's cost: its shots' estimate, and its fights' as their sample's, scaled."""
+    shots = teams.prepare_cells(_without_fights(plan))
+    cost = _tokens(shots) if shots else 0
+    sample = _sample(plan)
+    if sample:
+        cost += round(_tokens(sample) * len(plan.fights) / len(sample))
+    return cost
+
+
+def _without_fights(plan: teams.Plan) -> teams.Plan:
+    """The plan of the pair's shots alone (the same request without `melee`)."""
+    request = plan.request.model_copy(update={"melee": None})
+    return teams.Plan(request, plan.catalog)
+
+
 def plan_pairs(team_list: Sequence[str], extra: dict[str, Any]) -> list[Pair]:
-    """Every ordered pair of distinct teams, planned and validated: the first bad cell (or a
-    bad situation or option) fails the whole matrix, located as the team matchup locates it,
-    before anything is computed."""
+    """Every ordered pair of distinct teams, planned and estimated: a bad situation or option
+    (or a bad shot) fails the whole matrix before anything is computed, located as the team
+    matchup locates it."""
     pairs = []
     for attacker in team_list:
         for defender in team_list:
             if attacker == defender:
                 continue
             plan = teams.parse(body(attacker, defender, extra), sys.maxsize)
-            jobs = teams.prepare_cells(plan)
-            pairs.append(Pair(attacker, defender, plan, jobs, _tokens(jobs)))
+            pairs.append(Pair(attacker, defender, plan, plan.cells(), estimate(plan)))
     return pairs
 
 

@@ -20,8 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 from service_harness import REPO, Server
 
+from service import team_matchup as teams
 from service.cli.main import main
-from service.matrix import Pair, partition
+from service.matrix import Pair, estimate, partition, plan_pairs
 from service.settings import Settings
 
 SITUATIONS = [{}, {"name": "cover", "defender": {"coverSaves": 1}}]
@@ -227,7 +228,7 @@ def test_exact_output_has_the_exact_columns(tmp_path):
 
 
 def _pair(cost: int) -> Pair:
-    return Pair("a", "b", None, [], cost)  # type: ignore[arg-type]
+    return Pair("a", "b", None, 0, cost)  # type: ignore[arg-type]
 
 
 def test_the_split_balances_cost_not_pair_count():
@@ -242,3 +243,16 @@ def test_the_split_balances_cost_not_pair_count():
     for part in parts:  # each keeps the pairs' order
         assert [place[id(p)] for p in part] == sorted(place[id(p)] for p in part)
     assert partition(pairs, 2) == parts  # deterministic: every shard computes the same split
+
+
+def test_a_pairs_estimate_is_the_cost_model_over_its_cells():
+    """Fights are priced from a sample (preparing them all in every shard would cost each
+    shard the whole matrix's preparation): with a cost by mode the sample is exact; a model
+    by scenario stays close."""
+    from service import costs
+
+    for pair in plan_pairs(["kasrkin", "kommandos", "angels-of-death"], {"melee": {}}):
+        estimate_all: object = costs.of_jobs(teams.prepare_cells(pair.plan))
+        tokens = int(getattr(estimate_all, "tokens", estimate_all))
+        assert abs(estimate(pair.plan) - tokens) <= 0.25 * tokens
+        assert pair.cells == len(teams.prepare_cells(pair.plan))

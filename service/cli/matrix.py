@@ -191,13 +191,15 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _compute(pairs: list[Any], sink: Sink, progress: Progress) -> None:
     from service import matrix
+    from service import team_matchup as teams
     from service.app import build_cache
     from service.settings import from_environment
 
     cache = build_cache(from_environment())
     try:
         for pair in pairs:
-            results, cached = await matrix.answer(cache, pair.jobs)
+            jobs = teams.prepare_cells(pair.plan)  # the first bad cell fails the shard, located
+            results, cached = await matrix.answer(cache, jobs)
             sink.write(matrix.rows(pair, results))
             progress.add(pair.cells, cached)
     finally:
@@ -237,7 +239,7 @@ def _run(args: argparse.Namespace) -> int:
     progress.show()
     try:
         asyncio.run(_compute(mine, sink, progress))
-    except InputError as exc:  # a cross-field rule only the engine checks
+    except InputError as exc:  # a bad cell of this shard's, or a rule only the engine checks
         sink.abandon()
         print(orjson.dumps(error_body(exc)).decode(), file=sys.stderr)
         return 2

@@ -14,11 +14,13 @@ its cells are rendered together (the answer's order); with many more pairs than 
 for 49 teams) the parts come out even.
 
 Estimating must cost a shard far less than its own part, or N shards would each pay for the
-whole matrix: preparing a fight (validating it, its canonical key) takes longer than the
-heuristic fight itself (`benchmarks/bench_matrix.py`). So a pair's shots are all prepared
-(a grid's parts are memoised: cheap) but its fights are priced from `FIGHT_SAMPLE` of them,
-evenly spaced, scaled to their number; only the shard that owns a pair prepares all its
-cells. Under a cost model by mode (a fight `costs.FIGHT` tokens) the sample is exact.
+whole matrix's preparation: preparing a fight (validating it, its canonical key) takes longer
+than the heuristic fight itself, and preparing every shot of a 12-team matrix was a quarter
+of a shard's CPU (`benchmarks/bench_matrix.py`). So a pair is priced from samples, each scaled to
+the whole: its shots against `DEFENDER_SAMPLE` of its defenders (every profile, every
+situation), and `FIGHT_SAMPLE` of its fights, evenly spaced; only the shard that owns a pair
+prepares all its cells. Under a cost model by mode (a shot 1 token, a fight `costs.FIGHT`)
+the samples are exact.
 
 Cells are answered as the service answers them (`service.compute`'s functions): looked up in
 the cache (L1, then Redis when configured), the missing ones evaluated and stored under the
@@ -36,6 +38,7 @@ from typing import Any
 
 from engine.errors import InputError
 from schema.catalog import Catalog
+from schema.team_matchup import Side
 from service import costs
 from service import team_matchup as teams
 from service.cache import Cache
@@ -43,6 +46,8 @@ from service.compute import CHUNK, Job, Result, encode, evaluate_chunk, prepare_
 
 FIGHT_SAMPLE = 4
 """Fights of a pair prepared to price them all (module docstring)."""
+DEFENDER_SAMPLE = 2
+"""Defenders of a pair whose shots are prepared to price all its shots."""
 
 
 @dataclass(frozen=True)
@@ -96,19 +101,20 @@ def _sample(plan: teams.Plan) -> list[Job]:
 
 
 def estimate(plan: teams.Plan) -> int:
-    """A pair's cost: its shots' estimate, and its fights' as their sample's, scaled."""
-    shots = teams.prepare_cells(_without_fights(plan))
-    cost = _tokens(shots) if shots else 0
+    """A pair's cost: its shots' as those against a sample of its defenders, and its fights'
+    as a sample of them, each scaled to the whole (module docstring)."""
+    cost = 0
+    step = max(1, len(plan.defenders) // DEFENDER_SAMPLE)
+    defenders = plan.defenders[::step][:DEFENDER_SAMPLE]
+    if plan.shots and defenders:
+        side = Side(operativeIds=[op.id for op in defenders])
+        request = plan.request.model_copy(update={"melee": None, "defenders": side})
+        shots = teams.prepare_cells(teams.Plan(request, plan.catalog))
+        cost += round(_tokens(shots) * len(plan.defenders) / len(defenders))
     sample = _sample(plan)
     if sample:
         cost += round(_tokens(sample) * len(plan.fights) / len(sample))
     return cost
-
-
-def _without_fights(plan: teams.Plan) -> teams.Plan:
-    """The plan of the pair's shots alone (the same request without `melee`)."""
-    request = plan.request.model_copy(update={"melee": None})
-    return teams.Plan(request, plan.catalog)
 
 
 def plan_pairs(team_list: Sequence[str], extra: dict[str, Any]) -> list[Pair]:

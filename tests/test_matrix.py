@@ -74,7 +74,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
     with owned_redis() as redis_url:
         single = _finished(_matrix(base / "one", env=_env()))
         shards = [
-            _matrix(base / "four", "--shards", str(SHARDS), env={
+            _matrix(base / "four", "--shards", str(SHARDS), "--progress-every", "0", env={
                 **_env(redis_url=redis_url), "JOB_COMPLETION_INDEX": str(index)})
             for index in range(SHARDS)
         ]  # fmt: skip
@@ -99,9 +99,13 @@ def test_four_shards_write_the_rows_of_one_process_once_each(runs):
             (r["attackerKillTeam"], r["defenderKillTeam"]) for o in others for r in o
         }
     assert {r["kind"] for r in one} == {"ranged", "melee"}
-    # progress: a last line per shard saying it is done, with its own cell count
+    # progress: a line per pair (--progress-every 0) with rate and ETA, and a last line per
+    # shard saying it is done, with its own cell count
     for index, log in enumerate(logs):
-        last = log.strip().splitlines()[-1]
+        lines = log.strip().splitlines()
+        assert len(lines) >= 3
+        assert all(" cells/s, " in line and "ETA " in line for line in lines[:-1])
+        last = lines[-1]
         cells = len(parts[index])
         assert last.startswith(f"matrix shard {index}/{SHARDS}: {cells}/{cells} cells"), last
         assert last.endswith("done")

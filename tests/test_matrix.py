@@ -260,3 +260,16 @@ def test_a_pairs_estimate_is_the_cost_model_over_its_cells():
         tokens = int(getattr(estimate_all, "tokens", estimate_all))
         assert abs(estimate(pair.plan) - tokens) <= 0.25 * tokens
         assert pair.cells == len(teams.prepare_cells(pair.plan))
+
+
+def test_without_out_the_rows_are_json_lines_on_stdout(tmp_path, capsys):
+    argv = ["matrix", "--teams", "kasrkin,kommandos"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    lines = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    table = _rows(tmp_path / "part-0-of-1.parquet")
+    assert len(lines) == len(table) > 0
+    for line, row in zip(lines, table, strict=True):  # absent members left out, as in the answer
+        assert {k: row[k] for k in line} == line
+        assert all(row[k] is None for k in row.keys() - line.keys())

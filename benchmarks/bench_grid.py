@@ -23,7 +23,6 @@ from bench_shoot import clear
 from engine.kt2024 import canonical
 from service import compute
 from service import grid as grids
-from service.cache import LRU
 from service.compute import Result
 
 
@@ -44,10 +43,10 @@ def run(answers: dict[str, object]) -> float:
 def clear_memos() -> None:
     """Every memo a grid fills: the engine's, the prepared bodies, cells and summaries."""
     clear()
-    compute._memo_prepare_body.cache_clear()
+    compute._PREPARED.clear()
     canonical._member_json.cache_clear()
-    grids._CELLS = LRU(16_384)
-    grids._SUMMARIES = LRU(16_384)
+    grids._CELLS.clear()
+    grids._SUMMARIES.clear()
 
 
 def main() -> None:

@@ -73,7 +73,7 @@ async def service_run(count: int, step: int, batch: int) -> None:
             pending = []
         if done % step == 0:
             print(f"{done} requests: {resident_mb():.0f} MB resident, L1 {len(l1)} entries, "
-                  f"body memo {compute._memo_prepare_body.cache_info().currsize}, "
+                  f"body memo {len(compute._PREPARED)} ({compute._PREPARED.size >> 20} MB), "
                   f"in flight {len(computer.inflight)}", flush=True)  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""The errors of the bulk limits, shared by every door that enforces them.
+"""The errors of the bulk limits, shared by every door that enforces them, and the cap on
+weapon-rule text.
 
 A grid and a list of matchups are refused by their size before any work is done: by REST and
 the GraphQL resolvers once the request is parsed, and by `service.graphql.limits` before
@@ -31,3 +32,19 @@ def versus_too_large(cells: int, limit: int) -> InputError:
     """GraphQL `versus` cells of one query level above the grid cell limit."""
     message = f"the versus fields of one level ask {cells} cells, at most {limit}"
     return InputError("LIMIT_EXCEEDED", "operativeIds", message, limit)
+
+
+MAX_RULES_TEXT = 2000
+"""Characters of weapon-rule text one member may hold (`weaponRules` of a role object, the
+`text` of `/v1/weapon-rules` and GraphQL `weaponRules`). The longest rules a real datacard
+prints are far shorter: 91 characters of WR in the BSData Kill Team catalogs (376 for a
+2021-edition weapon's Abilities prose), 103 in the bundled catalog."""
+
+
+def rules_text(text: str, field: str) -> str:
+    """`text` if it is within the cap, else LIMIT_EXCEEDED naming `field`: checked before the
+    parser sees it, so a request's parsing costs at most the cap per member."""
+    if len(text) > MAX_RULES_TEXT:
+        message = f"{len(text)} characters of weapon rules, at most {MAX_RULES_TEXT}"
+        raise InputError("LIMIT_EXCEEDED", field, message, MAX_RULES_TEXT)
+    return text

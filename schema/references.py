@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
+from schema.limits import rules_text
 
 if TYPE_CHECKING:
     from schema.catalog import Catalog, Operative, WeaponProfile
@@ -167,10 +168,15 @@ def _rule_fields(texts: list[str], role: str, rules: UnknownRules) -> dict[str, 
 
 
 def _extra_rules(body: Mapping[str, Any], role: str) -> str | None:
+    """The role's rule text, within the cap (`schema.limits.rules_text`): the one door by
+    which rule text enters a matchup, whichever route (REST, batch, grid, team matchup,
+    GraphQL) sent it."""
     extra = body.get(EXTRA_RULES)
-    if extra is not None and not isinstance(extra, str):
+    if extra is None:
+        return None
+    if not isinstance(extra, str):
         raise InputError("INVALID_INPUT", f"{role}.{EXTRA_RULES}", "must be a string")
-    return extra
+    return rules_text(extra, f"{role}.{EXTRA_RULES}")
 
 
 def _weapon_fields(

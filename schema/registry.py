@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from engine import collector
 from engine.errors import InputError
 
@@ -48,6 +50,10 @@ class Mode:
     types from it (a mode without one is served, but untyped). `results` are the answer models
     (`schema.answers`) `evaluate` renders through, one per shape the mode can answer (kt2013:
     a model or a vehicle target): the OpenAPI response schemas and GraphQL output types.
+    `peak_bytes` estimates the memory a scenario holds at its peak (the engine's
+    `<ruleset>.memory`), held against the process's budget while it computes
+    (`service.admission`); None: a small constant (`SMALL_PEAK_BYTES`). An engine that sizes
+    its arrays only as it computes claims them itself (`engine.memory`) and says 0 here.
     """
 
     ruleset: str
@@ -57,6 +63,28 @@ class Mode:
     evaluate: Callable[[Any], dict[str, Any]]
     model: type | None = None
     results: tuple[type, ...] = ()
+    peak_bytes: Callable[[Any], int] | None = None
+
+    def peak(self, scenario: Any) -> int:
+        return SMALL_PEAK_BYTES if self.peak_bytes is None else self.peak_bytes(scenario)
+
+    def fits(self, output: Any) -> bool:
+        """Whether `output` is one of this mode's answers as its models declare them (strict:
+        a number is not a string; no member missing or unknown). For what the service reads
+        back from a shared cache: an answer of another shape would fail whatever reads it
+        (a grid cell's summary) or reach a client. ~10 µs for a plain shoot."""
+        for result in self.results:
+            try:
+                result.model_validate(output, strict=True)  # type: ignore[attr-defined]
+            except ValidationError:
+                continue
+            return True
+        return not self.results
+
+
+SMALL_PEAK_BYTES = 2 * 2**20
+"""The peak of a scenario of a mode with no estimate of its own: the kt2018, kt2013 and
+threshold engines' tables are a few hundred KB at most."""
 
 
 _MODES: dict[tuple[str, str], Mode] = {}

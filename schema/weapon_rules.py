@@ -26,9 +26,10 @@ anything ⇒ RELENTLESS, because re-rolling every fail already does all the othe
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.errors import InputError
@@ -164,7 +165,7 @@ class Malformed:
     message: str
 
     def as_json(self) -> dict[str, str]:
-        return {"text": self.text, "rule": self.rule, "message": self.message}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -226,11 +227,23 @@ def _clean(item: str) -> str:
     """Trim whitespace and the quotes a WR cell wraps around itself (`"Range 8", Hot"`)."""
     item = item.translate(_QUOTES).strip()
     item = item.lstrip("\"'").strip()
-    # A trailing quote after a number is an inch mark, which only distance rules keep;
-    # any other trailing quote is the closing quote of the cell.
-    while item.endswith(("'", '"')) and not re.search(r"\d\s*\"$", item):
-        item = item[:-1].rstrip()
-    return re.sub(r"\s+", " ", item)
+    return re.sub(r"\s+", " ", item[: _unquoted_end(item)])
+
+
+def _unquoted_end(item: str) -> int:
+    """Where `item` ends without its closing quotes: a trailing quote after a number is an
+    inch mark, which only distance rules keep; any other trailing quote closes the cell.
+
+    One walk back from the end, so a run of quotes costs its length, not its square."""
+    end = len(item)
+    while end and item[end - 1] in "'\"":
+        before = end - 1
+        while before and item[before - 1].isspace():
+            before -= 1
+        if item[end - 1] == '"' and before and item[before - 1].isdecimal():
+            break
+        end = before
+    return end
 
 
 def _identify(item: str) -> tuple[str, str] | None:
@@ -277,11 +290,12 @@ def _heavy(arg: str) -> str:
 class _Collector:
     """Accumulates one string's rules, rejecting contradictions rather than picking one."""
 
-    def __init__(self) -> None:
+    def __init__(self, report: bool = True) -> None:
+        self.report = report  # False: only the buckets, no typo or run-together hints
         self.fields: dict[str, FieldValue] = {}
         self.sources: dict[str, str] = {}
         self.rerolls: set[str] = set()
-        self.no_effect: list[str] = []
+        self.no_effect: dict[str, None] = {}  # an ordered set: each rule once, in order
         self.unknown: list[str] = []
         self.malformed: list[Malformed] = []
 
@@ -309,7 +323,7 @@ class _Collector:
         found = _identify(bare)
         if found is None:
             self.unknown.append(item)
-            if bare == item:
+            if bare == item and self.report:
                 self._typo(item)
             return
         rule, arg = found
@@ -317,7 +331,7 @@ class _Collector:
             self._add_known(item, rule, arg)
         except _BadValue as exc:
             self.unknown.append(item)
-            if not self._run_together(item):
+            if not (self.report and self._run_together(item)):
                 name = NUMERIC[rule].canonical if rule in NUMERIC else rule
                 self.malformed.append(Malformed(item, name, str(exc)))
 
@@ -356,9 +370,13 @@ class _Collector:
         resembles; it is never corrected, since a wrong guess would change the numbers."""
         if self._run_together(item):
             return
-        name = re.sub(r"[\d\s\"+()]+$", "", item.lower()).replace(" ", "")
-        if len(name) < 4:
-            return
+        lowered = item.lower()
+        end = len(lowered)
+        while end and (lowered[end - 1].isdecimal() or lowered[end - 1] in _NAME_TAIL):
+            end -= 1
+        name = lowered[:end].replace(" ", "")
+        if not 4 <= len(name) <= _LONGEST_NAME * 2:
+            return  # far longer than any rule name: nothing it could be a typo of
         close = difflib.get_close_matches(name, _NAMES, n=1, cutoff=0.8)
         if close:
             rule = _NAMES[close[0]]
@@ -384,8 +402,7 @@ class _Collector:
             self._no_effect(f'{inches}" {spec.text(value)}')
 
     def _no_effect(self, text: str) -> None:
-        if text not in self.no_effect:
-            self.no_effect.append(text)
+        self.no_effect.setdefault(text)
 
     def result(self) -> ParsedRules:
         if self.rerolls:
@@ -411,33 +428,65 @@ def marked(item: str) -> bool:
     return unmarked(item) != item.strip()
 
 
+_NAME_TAIL = ' "+()'  # what a typo's name is read without, with the digits (`Lethl 5+`)
+
 # every alias and canonical name of four letters or more, for typo reports
 _NAMES: dict[str, str] = {
     alias: (NUMERIC[rule].canonical if rule in NUMERIC else rule)
     for alias, rule in _ALIASES.items()
     if len(alias) >= 4
 }
+_LONGEST_NAME = max(map(len, _NAMES))
+
+
+_JOIN_CUTS = 4
+"""Cuts `_joined` tries at most, each where a known rule's name starts a word. A hint costs
+a few parses of the item however many words it has: trying every cut with a full parse
+of each half (which looked for hints in turn) was exponential in the words of one item."""
+_NAME_HEAD = 40  # characters enough to read any rule's name (`Concealed Position`)
 
 
 def _joined(item: str) -> tuple[str, str] | None:
     """`Lethal 5+ Piercing 1`: two known rules run together without a separator."""
     words = item.split(" ")
-    for cut in range(1, len(words)):
+    starts = (
+        cut
+        for cut in range(1, len(words))
+        if _starts_rule(" ".join(words[cut : cut + 3])[:_NAME_HEAD])
+    )
+    for cut in itertools.islice(starts, _JOIN_CUTS):
         first, second = " ".join(words[:cut]), " ".join(words[cut:])
-        parts = [parse_rules(first), parse_rules(second)]
+        parts = [_parse(first, report=False), _parse(second, report=False)]
         if all(p.understood and (p.fields or p.no_numeric_effect) for p in parts):
             return first, second
     return None
 
 
+def _starts_rule(head: str) -> bool:
+    """True when `head` begins with a rule's name, as `_Collector.add` would read it (marks,
+    quotes and a distance before Devastating left out)."""
+    items = split_rules(head)
+    bare = unmarked(items[0]) if items else ""
+    splash = _SPLASH.fullmatch(bare)
+    return _identify(splash.group(2) if splash else bare) is not None
+
+
 def parse_rules(text: str | Iterable[str]) -> ParsedRules:
-    """Parse a weapon-rules string (or a list of single rules) into fields and reports."""
+    """Parse a weapon-rules string (or a list of single rules) into fields and reports.
+
+    Linear in the text: each rule is split, cleaned and identified by walks of bounded
+    passes over it (`benchmarks/bench_weapon_rules.py`); the size of what is accepted is
+    capped before this is called (`schema.limits.check_rules_text`)."""
+    return _parse(text, report=True)
+
+
+def _parse(text: str | Iterable[str], report: bool) -> ParsedRules:
     items = (
         split_rules(text)
         if isinstance(text, str)
         else [piece for part in text for piece in split_rules(part)]
     )
-    collector = _Collector()
+    collector = _Collector(report)
     for item in items:
         collector.add(item)
     return collector.result()

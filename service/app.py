@@ -9,7 +9,8 @@ is also the uvicorn factory (`service.app:create_app`), so every worker builds i
 cache connection and engine pool from the environment.
 
 Middleware, outermost first: ServiceMiddleware (request id, engine revision, body limit,
-metrics, access log: it must see every answer, refusals included), then compression (above
+metrics, access log: it must see every answer, refusals included), then Disconnect (a client
+gone before its answer cancels the request's work, `service.disconnect`), then compression (above
 `KILLMATH_COMPRESS_MIN_BYTES`), then CORS when `KILLMATH_CORS_ORIGINS` is set
 (a preflight carries no credentials, so it is answered before keys are checked, and CORS
 headers reach a 401 or 429 too), then access control when `KILLMATH_API_KEYS` is set.
@@ -22,6 +23,7 @@ import gc
 import importlib
 import logging
 import os
+import secrets
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,9 +40,11 @@ from starlette.responses import Response
 from engine.kt2024 import flat
 from schema import registry
 from service import auth, logs
-from service.cache import LRU, Breaker, Cache, RedisTier
+from service.admission import Admission
+from service.cache import LRU, Breaker, Cache, RedisTier, Signer
 from service.compression import Compression
 from service.compute import Computer
+from service.disconnect import Disconnect
 from service.http import refusal
 from service.middleware import ServiceMiddleware
 from service.settings import Settings, from_environment
@@ -58,6 +62,17 @@ ROUTE_MODULES: list[str] = [
 log = logging.getLogger("killmath.app")
 
 
+def cache_secret(settings: Settings) -> bytes:
+    """`KILLMATH_CACHE_KEY`, or a random secret of this process's own: its Redis entries are
+    then unreadable to every other process (correct, but nothing is shared), hence the
+    warning when a Redis is configured."""
+    if settings.cache_key is not None:
+        return settings.cache_key.get_secret_value().encode()
+    if settings.redis_url:
+        log.warning("KILLMATH_CACHE_KEY unset: Redis entries are signed with a random key")
+    return secrets.token_bytes(32)
+
+
 def build_cache(settings: Settings) -> Cache:
     l2 = None
     if settings.redis_url:
@@ -67,6 +82,7 @@ def build_cache(settings: Settings) -> Cache:
             timeout=settings.redis_timeout,
             pool_size=settings.redis_pool_size,
             breaker=Breaker(settings.breaker_failures, settings.breaker_cooldown),
+            signer=Signer(cache_secret(settings)),
             cluster=settings.redis_cluster,
         )
     return Cache(LRU(settings.cache_entries), l2)
@@ -91,7 +107,8 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 def middleware(settings: Settings, limiter: auth.Limiter | None) -> list[Middleware]:
     uploads = {path: settings.max_import_bytes for path in ("/v1/import", "/graphql")}
     stack = [
-        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads)
+        Middleware(ServiceMiddleware, max_body_bytes=settings.max_body_bytes, path_limits=uploads),
+        Middleware(Disconnect),
     ]
     if settings.compress_min_bytes:
         stack.append(Middleware(Compression, minimum_size=settings.compress_min_bytes))
@@ -182,7 +199,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.computer = Computer(
-            build_cache(settings), pool_size=settings.pool_size, time_budget=settings.time_budget
+            build_cache(settings),
+            pool_size=settings.pool_size,
+            time_budget=settings.time_budget,
+            admission=Admission(settings.admitted_bytes),
         )
         gc.disable()  # until start_the_rest: nothing built while starting is garbage
         flat.warm_up()  # the fight's loops, compiled or from numba's cache: fights answer now

@@ -107,6 +107,16 @@ class Keys:
         return found
 
 
+def sane(tokens: float, at: float, now: float, burst: int) -> tuple[float, float]:
+    """A bucket's state as a take reads it: a state no take could have left — tokens not
+    finite or below 0, a time not finite or after `now` — is a full bucket now, so a
+    damaged state costs a key one burst at most, never every later request (an infinite
+    wait has no Retry-After). Tokens above `burst` (the setting was lowered) are clamped by
+    the take as before. The Lua script `TAKE` applies the same rule."""
+    ok = math.isfinite(tokens) and math.isfinite(at) and tokens >= 0 and at <= now
+    return (float(tokens), float(at)) if ok else (float(burst), now)
+
+
 @dataclass(frozen=True)
 class Allowance:
     """A bucket's answer to one take: the seconds to wait for the tokens asked (0: taken)
@@ -128,7 +138,7 @@ class Buckets:
     async def take(self, name: str, cost: int = 1) -> Allowance:
         """Take `cost` tokens if the bucket has them (cost 0 only reads it)."""
         now = time.monotonic()
-        tokens, at = self._state.get(name, (float(self.burst), now))
+        tokens, at = sane(*self._state.get(name, (self.burst, now)), now, self.burst)
         tokens = min(float(self.burst), tokens + (now - at) * self.rate)
         wait = 0.0
         if tokens >= cost:
@@ -139,10 +149,13 @@ class Buckets:
         return Allowance(wait, tokens)
 
 
-# KEYS[1] the bucket; ARGV rate (tokens/s), burst, cost. Returns {wait, tokens left}: wait "0"
-# when the tokens were taken, else the seconds until they will be there (strings: Redis would
-# truncate a Lua number to an integer). The bucket expires when it would be full again; at
-# absurdly low rates after 30 days at most (a bucket that old is as good as full).
+# KEYS[1] the bucket; ARGV rate (tokens/s), burst, cost. Returns {wait, tokens left, reset}:
+# wait "0" when the tokens were taken, else the seconds until they will be there (strings:
+# Redis would truncate a Lua number to an integer); reset 1 when the stored state was out of
+# range (`sane`: a field missing or not a number, NaN, infinite, tokens below 0, a time after
+# the server's clock) and was read as a full bucket (as no bucket at all is). The
+# bucket expires when it would be full again; at absurdly low rates after 30 days at most (a
+# bucket that old is as good as full).
 TAKE = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -150,8 +163,18 @@ local cost = tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+local reset = 0
+if not state[1] and not state[2] then
+  tokens = burst
+  at = now
+elseif not tokens or not at or tokens ~= tokens or at ~= at
+    or tokens < 0 or tokens == math.huge or at < 0 or at > now then
+  tokens = burst
+  at = now
+  reset = 1
+end
 tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
 local wait = 0
 if tokens >= cost then
@@ -161,7 +184,7 @@ else
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.min(math.ceil(burst / rate * 1000) + 1000, 2592000000))
-return {tostring(wait), tostring(tokens)}
+return {tostring(wait), tostring(tokens), reset}
 """
 
 
@@ -200,10 +223,25 @@ class SharedBuckets:
             ),
             self.client,
         )
-        if answer is None:  # any Redis trouble: this process's bucket decides
+        allowance = None if answer is None else self._read(answer)
+        if allowance is None:  # any Redis trouble: this process's bucket decides
             return await self.local.take(name, cost)
-        wait, remaining = answer
-        return Allowance(float(wait), float(remaining))
+        return allowance
+
+    def _read(self, answer: Any) -> Allowance | None:
+        """The script's answer, or None for one out of range (the script resets a bad
+        state, so that would be a script of another version: the local bucket decides)."""
+        try:
+            wait, remaining, reset = float(answer[0]), float(answer[1]), int(answer[2])
+        except (TypeError, ValueError, IndexError):
+            wait, remaining, reset = math.nan, math.nan, 0
+        if reset:
+            metrics.REDIS_REFUSED.labels(kind="bucket").inc()
+            log.warning("a rate-limit bucket out of range in redis was reset to full")
+        if not (math.isfinite(wait) and wait >= 0 and 0 <= remaining <= self.burst):
+            metrics.REDIS_REFUSED.labels(kind="bucket").inc()
+            return None
+        return Allowance(wait, remaining)
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -240,8 +278,12 @@ class Meter:
     async def charge(self, cost: int) -> None:
         """Take `cost` tokens (at most the bucket's depth), or raise RateLimited."""
         cost = min(cost, self.limiter.burst)
-        self.allowance = await self.limiter.take(self.name, cost)
-        if self.allowance.wait > 0:
+        found = await self.limiter.take(self.name, cost)
+        # GraphQL's fields charge concurrently and their takes may come back in any order:
+        # the bucket stands where the lowest answer says (refills within a request are tiny)
+        if self.allowance is None or found.wait > 0 or found.remaining < self.allowance.remaining:
+            self.allowance = found
+        if found.wait > 0:
             metrics.RATE_LIMITED.labels(key=self.name).inc()
             raise RateLimited(self.allowance.wait)
         self.spent += cost
@@ -294,6 +336,45 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
+def private(send: Send) -> Send:
+    """`send` with a keyed response's caching made private: `Cache-Control: public` (the
+    answers' and the catalog's) becomes `private`, and `Vary` gains `Authorization`.
+
+    A shared cache never stores the answer to a request with `Authorization` unless the
+    response says `public` (RFC 9111 §3.5): with `public` it would hand one key's answer to
+    a caller with no key, past access control. The client's own cache keeps the answer as
+    long as before (same max-age, immutable), and revalidates it with its ETag. Done here,
+    where the key is known, so that a route added later cannot forget it."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = _private_headers(message["headers"])
+        await send(message)
+
+    return sending
+
+
+def private_directives(value: bytes) -> bytes:
+    """A `Cache-Control` value with `public` made `private`."""
+    directives = [d.strip() for d in value.split(b",")]
+    return b", ".join(b"private" if d.lower() == b"public" else d for d in directives)
+
+
+def _private_headers(raw: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    headers = list(raw)
+    control = [i for i, (name, _) in enumerate(headers) if name.lower() == b"cache-control"]
+    if not control:
+        return headers
+    for i in control:
+        headers[i] = (headers[i][0], private_directives(headers[i][1]))
+    vary = next((i for i, (name, _) in enumerate(headers) if name.lower() == b"vary"), None)
+    if vary is None:
+        headers.append((b"vary", b"Authorization"))
+    elif b"authorization" not in headers[vary][1].lower():
+        headers[vary] = (headers[vary][0], headers[vary][1] + b", Authorization")
+    return headers
+
+
 class AccessControl:
     """Pure-ASGI middleware: 401 without a known key, 429 when its bucket is empty.
 
@@ -332,6 +413,7 @@ class AccessControl:
             )
             await refused(scope, receive, send)
             return
+        send = private(send)
         if self.limiter is None:
             await self.app(scope, receive, send)
             return
@@ -448,4 +530,18 @@ def document_security(document: dict[str, Any], settings: Settings) -> dict[str,
             for status, response in operation["responses"].items():
                 if metered and status != "401":
                     response.setdefault("headers", {}).update(RATE_LIMIT_HEADERS)
+                _document_private(response.get("headers", {}))
     return document
+
+
+def _document_private(headers: dict[str, Any]) -> None:
+    """A keyed response's `Cache-Control` and `Vary` as `private` sends them."""
+    control = headers.get("Cache-Control")
+    if control is None or "const" not in control["schema"]:
+        return
+    value = private_directives(control["schema"]["const"].encode()).decode()
+    schema = {**control["schema"], "const": value}
+    headers["Cache-Control"] = {**control, "description": f"`{value}`", "schema": schema}
+    vary = headers.get("Vary", {"required": False, "schema": {"type": "string"}})
+    described = vary.get("description", "the request headers that pick the representation: ")
+    headers["Vary"] = {**vary, "description": described.rstrip(": ") + ", Authorization"}

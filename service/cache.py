@@ -3,11 +3,14 @@
 Keys are the engines' canonical cache keys, which carry the spec version, so an upgraded
 engine never reads an older engine's answers; in Redis, shared across deployments, they are
 also salted with `engine.REVISION`, so a fixed engine never reads what the unfixed one stored.
-An entry is stored under a short digest of that salted key; its value is a checksum followed
-by orjson that repeats the full key. A read whose checksum does not match (a truncated or
-altered entry), whose bytes do not parse, or whose key does not match (a colliding or
-misplaced entry) is a miss: the answer is recomputed and overwrites the bad entry, never
-served.
+An entry is stored under a short digest of that salted key; its value is a MAC followed by
+orjson that repeats the full key. Whoever can write to Redis is not trusted to write answers:
+the MAC is a keyed blake2b under `KILLMATH_CACHE_KEY` (`Signer`), a secret the replicas share
+(a process without one draws its own, so its entries are its own). A read whose MAC does not
+match (a truncated, altered or forged entry), whose bytes do not parse, whose key does not
+match (a colliding or misplaced entry), or whose answer is not of its mode's shape (`fits`,
+given by the caller) is a miss: the answer is recomputed and overwrites the bad entry, never
+served and never kept in L1.
 
 Redis is an optimisation, never a dependency: every call has a hard time limit, and after a
 few consecutive failures a circuit breaker stops asking until a cool-down has passed, then
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -62,33 +67,50 @@ def redis_key(cache_key: str) -> str:
     return "killmath:" + hashlib.blake2b(salted, digest_size=20).hexdigest()
 
 
-CHECKSUM = 32  # hex characters of the blake2b digest that starts every stored value
+MAC = 32  # hex characters of the keyed blake2b digest that starts every stored value
 
 
-def _checksum(payload: bytes) -> bytes:
-    return hashlib.blake2b(payload, digest_size=CHECKSUM // 2).hexdigest().encode()
+class Signer:
+    """Entries signed and checked with a keyed MAC (blake2b's keyed mode): an entry is only
+    ever read back if a process holding the same secret wrote it. The secret is hashed into
+    blake2b's 64-byte key space, so a secret of any length serves."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._key = hashlib.blake2b(secret, digest_size=64, person=b"killmath-cache").digest()
+
+    def mac(self, payload: bytes) -> bytes:
+        return hashlib.blake2b(payload, digest_size=MAC // 2, key=self._key).hexdigest().encode()
+
+    def encode(self, cache_key: str, output: Output) -> bytes:
+        payload = orjson.dumps({"k": cache_key, "v": output})
+        return self.mac(payload) + payload
+
+    def decode(self, cache_key: str, raw: bytes | None) -> Output | None:
+        """The stored output, or None if absent, damaged, unsigned, unreadable or stored for
+        another key."""
+        if raw is None:
+            return None
+        value = self._checked(cache_key, raw)
+        if value is None:
+            metrics.REDIS_REFUSED.labels(kind="entry").inc()
+        return value
+
+    def _checked(self, cache_key: str, raw: bytes) -> Output | None:
+        payload = raw[MAC:]
+        if not hmac.compare_digest(raw[:MAC], self.mac(payload)):
+            return None
+        try:
+            entry = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(entry, dict) or entry.get("k") != cache_key:
+            return None
+        value = entry.get("v")
+        return value if isinstance(value, dict) else None
 
 
-def encode(cache_key: str, output: Output) -> bytes:
-    payload = orjson.dumps({"k": cache_key, "v": output})
-    return _checksum(payload) + payload
-
-
-def decode(cache_key: str, raw: bytes | None) -> Output | None:
-    """The stored output, or None if absent, damaged, unreadable or stored for another key."""
-    if raw is None:
-        return None
-    payload = raw[CHECKSUM:]
-    if raw[:CHECKSUM] != _checksum(payload):
-        return None
-    try:
-        entry = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(entry, dict) or entry.get("k") != cache_key:
-        return None
-    value = entry.get("v")
-    return value if isinstance(value, dict) else None
+Fits = Callable[[str, Output], bool]
+"""Whether an answer read back for a canonical key has the shape of that key's answers."""
 
 
 class LRU:
@@ -116,37 +138,101 @@ class LRU:
         return len(self._data)
 
 
-class ByteLRU:
-    """Encoded answers kept by key within a byte budget (key and value both count), least
-    recently used evicted first; a pair above an eighth of the budget is not kept, so one
-    huge answer cannot flush every other. Thread-safe: team matchups render in pool threads.
-    """
+class SizedLRU:
+    """Values kept by key within a byte budget (the key's length and the value's stated size
+    both count), least recently used evicted first; a pair above `largest` (an eighth of the
+    budget unless said) is not kept, so one huge entry cannot flush every other. Thread-safe:
+    grids and team
+    matchups are prepared and rendered in pool threads. Keys are digests or canonical keys,
+    never request bytes: a memo keyed by raw bodies would hold every body it saw."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, largest: int | None = None) -> None:
         self.budget = budget
+        self.largest = budget // 8 if largest is None else largest
         self.size = 0
-        self._data: OrderedDict[bytes | str, bytes] = OrderedDict()
+        self._data: OrderedDict[bytes | str, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: bytes | str) -> bytes | None:
+    def get(self, key: bytes | str) -> Any:
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
+            found = self._data.get(key)
+            if found is None:
+                return None
+            self._data.move_to_end(key)
+            return found[0]
 
-    def put(self, key: bytes | str, value: bytes) -> None:
-        cost = len(key) + len(value)
-        if cost > self.budget // 8:
+    def keep(self, key: bytes | str, value: Any, size: int) -> None:
+        """Keep `value` under `key`, counted as `size` bytes plus the key's length."""
+        cost = len(key) + size
+        if cost > self.largest:
             return
         with self._lock:
             if key in self._data:
                 return
-            self._data[key] = value
+            self._data[key] = (value, cost)
             self.size += cost
             while self.size > self.budget:
-                old_key, old_value = self._data.popitem(last=False)
-                self.size -= len(old_key) + len(old_value)
+                _, (_, old) = self._data.popitem(last=False)
+                self.size -= old
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def held(self) -> list[bytes | str]:
+        """The keys held, oldest first."""
+        with self._lock:
+            return list(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.size = 0
+
+
+class ByteLRU(SizedLRU):
+    """Encoded answers kept by key within a byte budget (key and value both count): GraphQL
+    replies and rendered team matchups."""
+
+    def get(self, key: bytes | str) -> bytes | None:
+        found: bytes | None = super().get(key)
+        return found
+
+    def put(self, key: bytes | str, value: bytes) -> None:
+        self.keep(key, value, len(value))
+
+
+def digest(*parts: bytes | str) -> bytes:
+    """A memo key for request bytes: 16 bytes of blake2b over the parts, each one's length
+    first (so parts cannot run into each other)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+_ATOMS = (int, float, bool, type(None), bytes, str)
+
+
+def footprint(value: object, _seen: set[int] | None = None) -> int:
+    """The bytes `value` holds (sys.getsizeof over its containers, dataclasses and
+    namedtuples, each object once): what a memo entry costs against its byte budget."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    if isinstance(value, _ATOMS):
+        return size
+    if isinstance(value, dict):
+        return size + sum(footprint(k, seen) + footprint(v, seen) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return size + sum(footprint(item, seen) for item in value)
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return size + sum(footprint(getattr(value, name, None), seen) for name in fields)
+    return size
 
 
 class Breaker:
@@ -320,9 +406,11 @@ class RedisTier:
         timeout: float,
         pool_size: int,
         breaker: Breaker,
+        signer: Signer,
         cluster: bool = False,
     ) -> None:
         self.ttl = ttl
+        self.signer = signer
         self.timeout = timeout
         self.breaker = breaker
         self.client = connect(url, cluster=cluster, timeout=timeout, pool_size=pool_size)
@@ -335,7 +423,8 @@ class RedisTier:
         return self.client.mget(names)
 
     async def get_many(self, keys: Sequence[str]) -> list[Output | None]:
-        """One MGET per `BATCH` keys, so a big grid's read fits the per-call time limit."""
+        """One MGET per `BATCH` keys, so a big grid's read fits the per-call time limit; an
+        entry that is not signed (`Signer.decode`) reads as a miss."""
         found: list[Output | None] = []
         for start in range(0, len(keys), self.BATCH):
             part = keys[start : start + self.BATCH]
@@ -350,7 +439,7 @@ class RedisTier:
             if raws is None:
                 found.extend([None] * len(part))
             else:
-                found.extend(decode(k, raw) for k, raw in zip(part, raws, strict=True))
+                found.extend(self.signer.decode(k, raw) for k, raw in zip(part, raws, strict=True))
         return found
 
     async def put_many(self, items: Mapping[str, Output]) -> None:
@@ -363,7 +452,7 @@ class RedisTier:
         entries: dict[str, bytes] = {}
         for key, value in items.items():
             try:
-                entries[redis_key(key)] = encode(key, value)
+                entries[redis_key(key)] = self.signer.encode(key, value)
             except orjson.JSONEncodeError:
                 log.exception("answer not stored: it cannot be written as JSON")
         if not entries:
@@ -393,9 +482,10 @@ class Cache:
         self.l1 = l1
         self.l2 = l2
 
-    async def get_many(self, keys: Iterable[str]) -> dict[str, tuple[Output, Tier]]:
+    async def get_many(self, keys: Iterable[str], fits: Fits) -> dict[str, tuple[Output, Tier]]:
         """The cached outputs among `keys`, each with the tier that had it (absent keys are
-        misses)."""
+        misses). An answer read from Redis that does not `fits` its key is a miss too, and
+        is not kept in L1: only what this process computed or checked is ever there."""
         found: dict[str, tuple[Output, Tier]] = {}
         missing: list[str] = []
         for key in keys:
@@ -410,6 +500,10 @@ class Cache:
             values = await self.l2.get_many(missing)
             hits = 0
             for key, value in zip(missing, values, strict=True):
+                if value is not None and not fits(key, value):
+                    metrics.REDIS_REFUSED.labels(kind="shape").inc()
+                    log.warning("a signed redis entry not of its answer's shape was ignored")
+                    continue
                 if value is not None:
                     found[key] = (value, "redis")
                     self.l1.put(key, value)

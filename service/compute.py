@@ -2,34 +2,43 @@
 
 Engine work runs in a bounded thread pool so the event loop keeps answering (health checks,
 cache hits) while a grid computes. Misses are single-flight per process: the first request to
-miss a key starts its computation as a task of its own and every concurrent request for that
-key awaits the same future. The task is shielded from the requests, so a request that runs out
-of its time budget answers TIMEOUT while the computation still finishes and fills the cache.
+miss a key starts its computation (a `Flight`: a task of its own) and every concurrent request
+for that key awaits the same future. A flight counts the requests waiting on it; when the last
+one leaves (its client disconnected and `service.disconnect` cancelled it, or its time budget
+ran out) the flight's stop flag is set (`engine.interrupt`): the engine's loops poll it and the
+pool thread is free again within a fraction of a second. A request that runs out of its budget
+waits for that before it answers TIMEOUT, so a TIMEOUT means the work has stopped; a flight
+another request still waits on goes on for that one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 import orjson
 
-from engine import collector
+from engine import collector, cost, interrupt
 from engine.errors import InputError
 from schema import references, registry
 from schema.registry import Mode
 from service import metrics
-from service.cache import Cache, Output, Tier
+from service.admission import Admission
+from service.cache import Cache, Output, SizedLRU, Tier, digest, footprint
 
 T = TypeVar("T")
 
 # scenarios per pool task: amortises the hand-off without starving other requests for long
 CHUNK = 32
+# how long a request that gave up waits for its abandoned flight's pool thread to stop: the
+# engine polls its flag every node of its loops and between scenarios, well within this
+STOP_GRACE = 5.0
 
 
 class BudgetExceeded(Exception):
@@ -51,6 +60,11 @@ class Job:
     scenario: Any
     key: str
     ignored: tuple[str, ...] | None = None  # rules left out under unknownRules IGNORE
+
+    @cached_property
+    def work(self) -> cost.Work:
+        """The engine's estimate of the evaluation (`engine.cost`), from the scenario alone."""
+        return cost.estimate(self.mode.ruleset, self.mode.name, self.scenario)
 
 
 @dataclass(frozen=True)
@@ -77,23 +91,42 @@ def prepare(envelope: Any, mode: str | None = None) -> Job:
     to this request, not to the cached answer, so they travel on the job."""
     expanded, ignored = references.expand_rules(envelope)
     handler, scenario = registry.resolve(expanded, mode)
-    return Job(handler, scenario, handler.cache_key(scenario), ignored)
+    job = Job(handler, scenario, handler.cache_key(scenario), ignored)
+    job.work  # noqa: B018 - estimated here, where preparing runs (the pool, for bulk requests)
+    return job
 
 
-MEMO_BODY_BYTES = 8192  # bodies above this are prepared afresh: memory stays bounded
+LOOP_BODY_BYTES = 8192
+"""Bodies up to this size are prepared on the event loop (memoised: microseconds, less than a
+hop to the pool); larger ones in the pool (`Computer.prepare`, `service.http.parsed_body`)."""
+PREPARED_BYTES = 32 * 2**20
+"""The byte budget of `prepare_raw`'s memo: a prepared job is one or two KB."""
+LARGEST_JOB = 64 * 1024
+"""A job above this is not memoised: one that big holds many ignored rules' names, a body
+that is rare and parsed at a cost its memo would not repay in memory."""
+_PREPARED = SizedLRU(PREPARED_BYTES, LARGEST_JOB)
 
 
 def prepare_raw(raw: bytes, mode: str | None = None) -> Job:
-    """`prepare` for a JSON body, memoised on its bytes: a repeated body skips parsing,
-    validation and canonicalisation (catalog data is fixed for the process's life).
+    """`prepare` for a JSON body, memoised on a digest of its bytes: a repeated body skips
+    parsing, validation and canonicalisation (catalog data is fixed for the process's life).
+    The memo holds the job and the digest, never the body, within `PREPARED_BYTES`.
 
     The bytes are the only safe memo key: engine scenarios may leave fields out of their
     equality (kt2024's Defender ignores `wounds`, which only the kill probability reads), so
     equal scenarios can still have different canonical keys.
     """
-    if len(raw) > MEMO_BODY_BYTES:
-        return _prepare_body(raw, mode)
-    return _memo_prepare_body(raw, mode)
+    memo = digest(mode or "", raw)
+    found: Job | None = _PREPARED.get(memo)
+    if found is None:
+        found = _prepare_body(raw, mode)
+        _PREPARED.keep(memo, found, job_size(found))
+    return found
+
+
+def job_size(job: Job) -> int:
+    """The bytes a memoised job holds of its own (its mode is the registry's, shared)."""
+    return footprint((job.scenario, job.key, job.ignored)) + sys.getsizeof(job)
 
 
 def _prepare_body(raw: bytes, mode: str | None) -> Job:
@@ -102,9 +135,6 @@ def _prepare_body(raw: bytes, mode: str | None) -> Job:
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
     return prepare(envelope, mode)
-
-
-_memo_prepare_body = lru_cache(maxsize=16_384)(_prepare_body)
 
 
 def encode(envelope: Any) -> bytes:
@@ -130,18 +160,30 @@ def prepare_each(envelopes: Sequence[Any], mode: str | None = None) -> list[Job 
     return jobs
 
 
-def evaluate_chunk(jobs: Sequence[Job]) -> list[Output | InputError]:
+def evaluate_chunk(
+    jobs: Sequence[Job],
+    flag: interrupt.Flag | None = None,
+    admission: Admission | None = None,
+) -> list[Output | InputError]:
     """Evaluate in a pool thread, timing each scenario for the compute metric. The cyclic
     collector waits meanwhile: the engines' memo tables grow by many small acyclic objects,
-    and each full pass over them would cost more than a scenario (`engine.collector`)."""
+    and each full pass over them would cost more than a scenario (`engine.collector`).
+    Raises `interrupt.Stopped` once `flag` is set, between scenarios or inside one. With an
+    `admission`, each scenario computes only once its memory fits (`service.admission`)."""
     outputs: list[Output | InputError] = []
     mode: Mode | None = None  # the mode of the jobs before, and its histogram: a chunk has one
     timer: Any = None
-    with collector.paused():
+    flag = flag or interrupt.Flag()
+    with collector.paused(), interrupt.watching(flag):
         for job in jobs:
+            interrupt.check()
             started = time.perf_counter()
             try:
-                outputs.append(job.mode.evaluate(job.scenario))
+                if admission is None:
+                    outputs.append(job.mode.evaluate(job.scenario))
+                else:
+                    with admission.holding(job.mode.peak(job.scenario), flag):
+                        outputs.append(job.mode.evaluate(job.scenario))
             except InputError as exc:  # a cross-field rule only the engine checks
                 outputs.append(exc)
             if job.mode is not mode:
@@ -150,15 +192,45 @@ def evaluate_chunk(jobs: Sequence[Job]) -> list[Output | InputError]:
     return outputs
 
 
+@dataclass(eq=False)
+class Flight:
+    """One computation in flight: its stop flag, its task and how many requests wait on it."""
+
+    keys: list[str]
+    flag: interrupt.Flag = field(default_factory=interrupt.Flag)
+    waiters: int = 0
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def stopped(self) -> bool:
+        return self.flag.is_set
+
+
+@dataclass(eq=False)
+class Pending:
+    """A key being computed: the future its waiters await and the flight computing it."""
+
+    future: asyncio.Future[Output]
+    flight: Flight
+
+
 class Computer:
     """The cache, the pool, the single-flight table and the time budget of one process."""
 
-    def __init__(self, cache: Cache, *, pool_size: int, time_budget: float) -> None:
+    def __init__(
+        self,
+        cache: Cache,
+        *,
+        pool_size: int,
+        time_budget: float,
+        admission: Admission | None = None,
+    ) -> None:
         self.cache = cache
+        self.admission = admission
         self.time_budget = time_budget
         self.pool_size = pool_size
         self.pool = ThreadPoolExecutor(pool_size, thread_name_prefix="killmath-engine")
-        self.inflight: dict[str, asyncio.Future[Output]] = {}
+        self.inflight: dict[str, Pending] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def in_pool(self, fn: Callable[..., T], *args: Any) -> T:
@@ -173,32 +245,44 @@ class Computer:
             raise BudgetExceeded(self.time_budget) from None
 
     async def results(self, jobs: Sequence[Job]) -> list[Result | InputError]:
-        """The answer of every job, in order: from the cache, a running computation or a new one."""
+        """The answer of every job, in order: from the cache, a running computation or a new one.
+
+        This request waits on the flights that compute its misses; when it leaves early
+        (cancelled: its client is gone or its budget ran out) a flight it was the last to wait
+        on is stopped, and the request waits for the engine to have let go of it."""
         keys = list(dict.fromkeys(job.key for job in jobs))
-        found = await self.cache.get_many(keys)
+        by_key = {job.key: job for job in jobs}
+        found = await self.cache.get_many(keys, lambda key, out: by_key[key].mode.fits(out))
         waiting: dict[str, asyncio.Future[Output]] = {}
         mine: dict[str, Job] = {}
-        by_key = {job.key: job for job in jobs}
         loop = asyncio.get_running_loop()
+        flights: dict[int, Flight] = {}
+        fresh = Flight([])
         for key in keys:
             if key in found:
                 continue
-            if key in self.inflight:
-                waiting[key] = self.inflight[key]
-            else:
-                future: asyncio.Future[Output] = loop.create_future()
-                self.inflight[key] = waiting[key] = future
+            pending = self.inflight.get(key)
+            if pending is None:
+                pending = self.inflight[key] = Pending(loop.create_future(), fresh)
+                fresh.keys.append(key)
                 mine[key] = by_key[key]
+            waiting[key] = pending.future
+            flights[id(pending.flight)] = pending.flight
+        for flight in flights.values():
+            flight.waiters += 1
         if mine:
-            task = asyncio.create_task(self._compute(list(mine.values())))
+            task = fresh.task = asyncio.create_task(self._compute(list(mine.values()), fresh))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         computed: dict[str, Output | InputError] = {}
-        for key, future in waiting.items():
-            try:
-                computed[key] = await asyncio.shield(future)
-            except InputError as exc:
-                computed[key] = exc
+        try:
+            for key, future in waiting.items():
+                try:
+                    computed[key] = await asyncio.shield(future)
+                except InputError as exc:
+                    computed[key] = exc
+        finally:
+            await self._leave(flights.values())
         answers: list[Result | InputError] = []
         for job in jobs:
             if job.key in found:
@@ -209,23 +293,61 @@ class Computer:
                 answers.append(Result(job.key, computed[job.key], None, job.ignored))
         return answers
 
-    async def _compute(self, jobs: list[Job]) -> None:
+    async def _leave(self, flights: Iterable[Flight]) -> None:
+        """One waiter fewer on each flight; stop those nobody waits on any more, and wait
+        (shielded, up to `STOP_GRACE`) until their engine work has let go of the pool."""
+        stopping = []
+        for flight in flights:
+            flight.waiters -= 1
+            if flight.waiters == 0 and flight.task is not None and not flight.task.done():
+                self._stop(flight)
+                stopping.append(flight.task)
+        if stopping:
+            await asyncio.shield(asyncio.wait(stopping, timeout=STOP_GRACE))
+
+    def _stop(self, flight: Flight) -> None:
+        """Set the flight's flag and forget its keys, so a request arriving now starts afresh
+        instead of joining work that is being abandoned."""
+        flight.flag.set()
+        metrics.ABANDONED.inc()
+        for key in flight.keys:
+            self._release(key, flight, interrupt.Stopped())
+
+    def _release(self, key: str, flight: Flight, outcome: Output | BaseException) -> None:
+        """Settle `key`'s future with `outcome` if `flight` is still the one computing it."""
+        pending = self.inflight.get(key)
+        if pending is None or pending.flight is not flight:
+            return
+        del self.inflight[key]
+        if pending.future.done():
+            return
+        if isinstance(outcome, BaseException):
+            pending.future.set_exception(outcome)
+            pending.future.exception()  # retrieved: waiters re-raise it, nobody else logs it
+        else:
+            pending.future.set_result(outcome)
+
+    async def _compute(self, jobs: list[Job], flight: Flight) -> None:
         """Compute chunk by chunk, settling futures and filling the cache as chunks finish.
 
         One chunk of a computation is in the pool at a time (the next is submitted as soon as
         one is done, before it is settled), so a big grid neither queues its work ahead of a
         request that arrives after it nor takes a second engine thread: the engines run
         under the GIL, and a cold 10,000-cell grid computed by two threads at once took a
-        quarter longer than by one (benchmarks/bench_grid_http.py).
+        quarter longer than by one (benchmarks/bench_grid_http.py). No chunk is submitted
+        once the flight is stopped.
         """
         loop = asyncio.get_running_loop()
         chunks = iter([jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)])
         pending: dict[asyncio.Future[list[Output | InputError]], list[Job]] = {}
 
         def submit() -> None:
-            chunk = next(chunks, None)
+            chunk = None if flight.stopped else next(chunks, None)
             if chunk is not None:
-                pending[loop.run_in_executor(self.pool, evaluate_chunk, chunk)] = chunk
+                work = loop.run_in_executor(
+                    self.pool, evaluate_chunk, chunk, flight.flag, self.admission
+                )
+                pending[work] = chunk
 
         submit()
         try:
@@ -234,35 +356,40 @@ class Computer:
                 for finished in done:
                     chunk = pending.pop(finished)
                     submit()
-                    await self._settle(chunk, finished)
+                    await self._settle(chunk, finished, flight)
         finally:
             for chunk in [*pending.values(), *chunks]:
-                self._fail(chunk, RuntimeError("computation abandoned"))
+                self._fail(chunk, RuntimeError("computation abandoned"), flight)
 
-    async def _settle(self, chunk: list[Job], finished: asyncio.Future[Any]) -> None:
+    async def _settle(
+        self, chunk: list[Job], finished: asyncio.Future[Any], flight: Flight
+    ) -> None:
         if finished.exception() is not None:
-            self._fail(chunk, finished.exception())
+            self._fail(chunk, finished.exception(), flight)
             return
         store: dict[str, Output] = {}
         for job, output in zip(chunk, finished.result(), strict=True):
-            future = self.inflight.pop(job.key)
-            if isinstance(output, InputError):
-                future.set_exception(output)
-            else:
-                future.set_result(output)
+            self._release(job.key, flight, output)
+            if not isinstance(output, InputError):
                 store[job.key] = output
         await self.cache.put_many(store)
 
-    def _fail(self, chunk: list[Job], exc: BaseException) -> None:
+    def _fail(self, chunk: list[Job], exc: BaseException, flight: Flight) -> None:
         for job in chunk:
-            future = self.inflight.pop(job.key, None)
-            if future is not None and not future.done():
-                future.set_exception(exc)
-                future.exception()  # retrieved: waiters re-raise it, nobody else logs it
+            self._release(job.key, flight, exc)
+
+    async def prepare(self, raw: bytes, mode: str | None = None) -> Job:
+        """`prepare_raw` of one JSON body: a small body on the loop (memoised: microseconds,
+        and a hop to the pool would cost more), a larger one in the pool, so that reading a
+        big body's JSON and weapon-rule text never holds the loop (health checks, cache
+        hits) while it is parsed."""
+        if len(raw) <= LOOP_BODY_BYTES:
+            return prepare_raw(raw, mode)
+        return await self.in_pool(prepare_raw, raw, mode)
 
     async def one(self, raw: bytes, mode: str | None = None) -> Result:
-        """One JSON body, validated inline (cheap, and memoised) and answered within the budget."""
-        return await self.answer(prepare_raw(raw, mode))
+        """One JSON body, prepared (`prepare`) and answered within the budget."""
+        return await self.answer(await self.prepare(raw, mode))
 
     async def answer(self, job: Job) -> Result:
         """One prepared job, answered within the budget."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,8 +35,8 @@ from schema.grid import GridRequest, Profile, Situation
 from schema.kt2024 import shoot
 from schema.limits import grid_too_large
 from schema.report import ratio
-from service.cache import LRU
-from service.compute import Job, Result, encode, prepare_raw
+from service.cache import SizedLRU, digest, footprint
+from service.compute import LARGEST_JOB, Job, Result, encode, job_size, prepare_raw
 
 
 def parse(body: Any, max_cells: int) -> GridRequest:
@@ -151,18 +150,17 @@ def _part(role: str, part: dict[str, Any]) -> _Part:
     return _Part(raw, job, member_fields(getattr(job.scenario, role)))
 
 
-_CELLS = LRU(16_384)
-_CELLS_LOCK = threading.Lock()  # grids are prepared in pool threads
+CELLS_BYTES = 16 * 2**20
+_CELLS = SizedLRU(CELLS_BYTES, LARGEST_JOB)  # thread-safe: grids are prepared in pool threads
 
 
 def _assemble(attacker: _Part, defender: _Part) -> Job:
     """One cell's job from its parts, as one request's: its scenario composed by the shoot
     request (`shoot.compose`), its rules ignored listed as one request lists them
     (`references.ignored_by_roles`), keyed from the parts' fields; memoised on the parts'
-    bytes."""
-    memo = (attacker.raw, defender.raw)
-    with _CELLS_LOCK:
-        found = _CELLS.get(memo)
+    bytes (a digest of them: the memo never holds the bodies, `CELLS_BYTES` at most)."""
+    memo = digest(attacker.raw, defender.raw)
+    found: Job | None = _CELLS.get(memo)
     if found is not None:
         return found
     a, d = attacker.job, defender.job
@@ -172,8 +170,7 @@ def _assemble(attacker: _Part, defender: _Part) -> Job:
     if a.ignored is not None and d.ignored is not None:
         ignored = references.ignored_by_roles({"attacker": a.ignored, "defender": d.ignored})
     job = Job(a.mode, scenario, key, ignored)
-    with _CELLS_LOCK:
-        _CELLS.put(memo, job)
+    _CELLS.keep(memo, job, job_size(job))
     return job
 
 
@@ -213,19 +210,18 @@ def cell(
     return {"attacker": a, "defender": d, "situation": s, **summary(key, output, thresholds)}
 
 
-_SUMMARIES = LRU(16_384)
-_SUMMARIES_LOCK = threading.Lock()  # cells are built in pool threads
+SUMMARIES_BYTES = 8 * 2**20
+_SUMMARIES = SizedLRU(SUMMARIES_BYTES)  # thread-safe: cells are built in pool threads
 
 
 def summary(key: str, output: dict[str, Any], thresholds: tuple[int, ...]) -> dict[str, Any]:
     """Expected damage, kill probability and P(damage ≥ k) of one answer, memoised on its
     canonical key and the thresholds: a warm grid is then assembled, not recomputed."""
-    with _SUMMARIES_LOCK:
-        found = _SUMMARIES.get((key, thresholds))
+    memo = f"{key} {thresholds}"
+    found: dict[str, Any] | None = _SUMMARIES.get(memo)
     if found is None:
         found = _summarise(output, thresholds)
-        with _SUMMARIES_LOCK:
-            _SUMMARIES.put((key, thresholds), found)
+        _SUMMARIES.keep(memo, found, footprint(found))
     return found
 
 

@@ -10,7 +10,7 @@ import asyncio
 import functools
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -18,8 +18,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from engine.errors import InputError
-from schema.errors import HTTP_STATUS, error_body
-from service.compute import BudgetExceeded, Computer
+from schema.errors import HTTP_STATUS, REPLY_BYTES, error_body, within_reply
+from service.compute import LOOP_BODY_BYTES, BudgetExceeded, Computer
+
+T = TypeVar("T")
 
 
 class JSONResponse(Response):
@@ -29,25 +31,56 @@ class JSONResponse(Response):
         return orjson.dumps(content)
 
 
-async def json_body(request: Request) -> Any:
-    """The parsed JSON body, or INVALID_INPUT naming what is wrong with it."""
-    raw = await request.body()
+def loads(raw: bytes) -> Any:
+    """The parsed JSON of a body, or INVALID_INPUT naming what is wrong with it."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
 
 
+async def json_body(request: Request) -> Any:
+    """The parsed JSON body, or INVALID_INPUT naming what is wrong with it."""
+    return loads(await request.body())
+
+
+async def parsed_body(request: Request, parse: Callable[[Any], T] = lambda body: body) -> T:
+    """`parse` of the JSON body: on the loop for a small body, in the engine pool above
+    `LOOP_BODY_BYTES`, so that a megabyte of JSON and its validation never hold the loop."""
+    raw = await request.body()
+    if len(raw) <= LOOP_BODY_BYTES:
+        return parse(loads(raw))
+    return await computer(request).in_pool(lambda: parse(loads(raw)))
+
+
 GRAPHQL_PATH = "/graphql"
 GRAPHQL_MEDIA = "application/json; charset=utf-8"
 
+SLOW_CLIENT_CUT = "killmath.slow_client_cut"
+"""The scope key `service.protocol` sets on a request whose body came too slowly, once it
+has answered 408: the app then reads a disconnect, which is that cut, not a client gone."""
 
-def graphql_errors(details: list[dict[str, Any]]) -> dict[str, Any]:
+
+def listed(errors: list[dict[str, Any]], omitted: int = 0) -> list[dict[str, Any]]:
+    """A GraphQL reply's errors within 64 KiB (`schema.errors.within_reply`): the first that
+    fit, then, if any were left out (or `omitted` were already), a final error saying how
+    many in `extensions.omitted`, as the REST body's `omitted` does."""
+    kept, left = within_reply(errors, REPLY_BYTES - 256)
+    left += omitted
+    if not left:
+        return kept
+    message = f"{left} more errors not listed: an error reply holds at most {REPLY_BYTES} bytes"
+    return [*kept, {"message": message, "extensions": {"omitted": left}}]
+
+
+def graphql_errors(details: list[dict[str, Any]], omitted: int = 0) -> dict[str, Any]:
     """GraphQL's response to a refused request, `{"errors": [{"message", "extensions"}]}`:
     one entry per problem, its §12 members (`code`, `field`, `message`, `limit`) as the
-    extensions. The one home of that shape: the endpoint's refusals (`Refused`) and the
-    middleware's on /graphql paths (413, 401, 429) both render through it."""
-    return {"errors": [{"message": d["message"], "extensions": d} for d in details]}
+    extensions, within 64 KiB (`listed`; `omitted` more were left out already). The one
+    home of that shape: the endpoint's refusals (`Refused`) and the middleware's on
+    /graphql paths (413, 401, 429) both render through it."""
+    entries = [{"message": d["message"], "extensions": d} for d in details]
+    return {"errors": listed(entries, omitted)}
 
 
 class Refusal(JSONResponse):
@@ -59,13 +92,14 @@ class Refusal(JSONResponse):
         self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None
     ) -> None:
         self.details: list[dict[str, Any]] = body["errors"]
+        self.omitted: int = body.get("omitted", 0)
         self.given_headers = headers
         super().__init__(body, status_code=status, headers=headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(GRAPHQL_PATH):
             graphql = Response(
-                orjson.dumps(graphql_errors(self.details)),
+                orjson.dumps(graphql_errors(self.details, self.omitted)),
                 self.status_code,
                 headers=self.given_headers,
                 media_type=GRAPHQL_MEDIA,

@@ -74,9 +74,22 @@ COMPUTE = Histogram(
     buckets=(1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1, 5, 30),
     registry=REGISTRY,
 )
+ABANDONED = Counter(
+    "killmath_engine_abandoned",
+    "Computations stopped before they finished because no request waited on them any more "
+    "(their clients left or their time budgets ran out)",
+    registry=REGISTRY,
+)
 REDIS_ERRORS = Counter(
     "killmath_redis_errors",
     "Redis calls that failed or were skipped by the open circuit, by kind",
+    ["kind"],
+    registry=REGISTRY,
+)
+REDIS_REFUSED = Counter(
+    "killmath_redis_refused",
+    "What was read from Redis and not trusted: cache entries unsigned or damaged (entry), "
+    "signed but not of their answer's shape (shape), rate-limit buckets out of range (bucket)",
     ["kind"],
     registry=REGISTRY,
 )
@@ -99,6 +112,13 @@ GRAPHQL_ERRORS = Counter(
     "Errors in GraphQL replies by code (the §12 code, GRAPHQL_VALIDATION_FAILED or "
     "INTERNAL_SERVER_ERROR)",
     ["code"],
+    registry=REGISTRY,
+)
+SLOW_CLIENTS = Counter(
+    "killmath_slow_clients",
+    "Connections cut off for sending too slowly, by phase (headers: not complete within "
+    "KILLMATH_HEADER_TIMEOUT; body: below KILLMATH_BODY_MIN_RATE)",
+    ["phase"],
     registry=REGISTRY,
 )
 GC_COLLECTIONS = Counter(

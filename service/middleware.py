@@ -10,25 +10,38 @@ body is read, and a streamed body is counted as it arrives, so a chunked upload 
 past. Either way the client gets 413 with the §12 error shape. Uploads have a limit of their
 own (`path_limits`, by path: `/v1/import` and `/graphql`, whose `importProfiles` carries a file
 in a variable; `service.graphql.routes` holds any other operation to the general limit).
+
+A client that leaves while its body is read (Starlette's ClientDisconnect) is no error: one
+INFO line, "client gone", with the request id, no response, and status 499 in the metrics
+and the access line, never a 500 nor a traceback. A body `service.protocol` cut for coming
+too slowly is counted as the 408 that answered it.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import secrets
 import time
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import REVISION
 from service import metrics
-from service.http import refusal
+from service.http import SLOW_CLIENT_CUT, refusal
 from service.logs import ACCESS, REQUEST_ID
 
 # request ids: a random per-process prefix and a counter (unique across replicas, and far
 # cheaper than a uuid4 per request)
 _IDS = (f"{secrets.token_hex(6)}-{n:x}" for n in itertools.count(1))
 _REVISION = (b"killmath-engine-revision", str(REVISION).encode())
+
+CLIENT_GONE = 499
+"""The status a request is counted and logged with when its client left before it could be
+answered (nginx's "client closed request"): nothing is sent, and it is no server error."""
+
+log = logging.getLogger("killmath.http")
 
 
 class BodyTooLarge(Exception):
@@ -93,6 +106,13 @@ class ServiceMiddleware:
                 413, "LIMIT_EXCEEDED", f"the request body exceeds {limit} bytes", limit=limit
             )
             await refused(scope, receive, tagged_send)
+        except ClientDisconnect:
+            # the connection closed while the body was read: nobody is left to answer
+            if SLOW_CLIENT_CUT in scope:
+                status = 408  # service.protocol cut a slow body and answered 408 itself
+            else:
+                status = CLIENT_GONE
+                log.info("client gone", extra={"received": received})
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")

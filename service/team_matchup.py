@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -55,7 +54,8 @@ from schema.limits import team_matchup_too_large
 from schema.references import IGNORE, IGNORED, UNKNOWN_RULES, with_ignored
 from schema.team_matchup import SHARED_OPTIONS, Side, TeamMatchupRequest
 from service import grid as grids
-from service.cache import LRU, Tier
+from service import validators
+from service.cache import SizedLRU, Tier, footprint
 from service.compute import Computer, Job, Result, encode, key_member, prepare_raw
 
 # ------------------------------------------------------------------ the request's operatives
@@ -307,21 +307,19 @@ def _fight_numbers(output: dict[str, Any]) -> dict[str, Any]:
     return FightNumbers(**members).as_json()
 
 
-_NUMBERS = LRU(16_384)
-_NUMBERS_LOCK = threading.Lock()  # answers are assembled in pool threads
+NUMBERS_BYTES = 8 * 2**20
+_NUMBERS = SizedLRU(NUMBERS_BYTES)  # thread-safe: answers are assembled in pool threads
 
 
 def numbers(answer: Result) -> dict[str, Any]:
     """A cell's numbers rendered through its answer model (`ShotNumbers`, `FightNumbers`),
     memoised on its canonical key (which names the mode), as the grid memoises its cells'
     summaries: a warm matchup is assembled, not rendered again. Read only."""
-    with _NUMBERS_LOCK:
-        found = _NUMBERS.get(answer.key)
+    found: dict[str, Any] | None = _NUMBERS.get(answer.key)
     if found is None:
         fight = "fighterA" in answer.output
         found = (_fight_numbers if fight else _shot_numbers)(answer.output)
-        with _NUMBERS_LOCK:
-            _NUMBERS.put(answer.key, found)
+        _NUMBERS.keep(answer.key, found, footprint(found))
     return found
 
 
@@ -429,7 +427,7 @@ def identity(plan: Plan, jobs: Sequence[Job]) -> tuple[list[str], str]:
     """What a team matchup's answer is a function of, for its ETag: every cell's canonical
     key with the rules it is computed without (ranged then melee), and the rest of the body
     (the catalog version, the sides' operative ids, the situations' names, melee or not)."""
-    cells = [job.key if job.ignored is None else f"{job.key}\x1f{job.ignored!r}" for job in jobs]
+    cells = [validators.cell(job.key, job.ignored) for job in jobs]
     names = plan.situation_names()
     rest = [plan.catalog.version, [op.id for op in plan.attackers],
             [op.id for op in plan.defenders], names, plan.request.melee is not None]  # fmt: skip

@@ -1,8 +1,11 @@
 """Cache validators for deterministic answers: ETag, If-None-Match, Cache-Control, Cache-Status.
 
-An answer is a function of the engine revision and its canonical key(s) alone, so its strong
-ETag is a digest of exactly those, plus what picks the representation (the route, compact or
-full, JSON or CSV, the grid's thresholds): the tag is known once the request is validated,
+An answer's body is a function of the engine revision, its canonical key(s), the rules each
+cell was computed without (`ignoredRules`, which the key leaves out: they belong to the
+request, not to the cached answer; `cell`) and what picks the representation (the route,
+compact or full, JSON or CSV, the grid's shape and thresholds), so its strong ETag is a
+digest of exactly those: every byte of the body is fixed by what the tag digests, and two
+bodies that differ have different tags. The tag is known once the request is validated,
 before any lookup or computation, and a matching `If-None-Match` is answered 304 without
 either. The computing routes are POSTs that only read (safe, like the draft QUERY method):
 they answer 304 as a GET would, not the 412 RFC 9110 §13.1.2 prescribes for methods that
@@ -52,6 +55,13 @@ def etag(kind: str, keys: Iterable[str], *variant: str) -> str:
     return f'"{REVISION}-{digest.hexdigest()}"'
 
 
+def cell(key: str, ignored: tuple[str, ...] | None) -> str:
+    """What fixes one answer (or one cell of a bulk answer), for `etag`: its canonical key
+    and the rules left out of it under `unknownRules: IGNORE` (none, `()` or some: three
+    bodies). A key never holds the separator."""
+    return key if ignored is None else f"{key}\x1f{ignored!r}"
+
+
 def _opaque(tag: str) -> str:
     """A tag as compared: weak prefix and coding suffix dropped."""
     tag = tag.strip().removeprefix("W/")
@@ -93,7 +103,7 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 def conditional(
     tag_of: Callable[[Request], str], cache_control: str
 ) -> Callable[[Endpoint], Endpoint]:
-    """For GET routes whose answer is fixed by what `tag_of` digests (the catalog version): a
+    """For GET routes whose answer is fixed by what `tag_of` digests (catalog version, URL): a
     200 carries the validators, and is a 304 instead when `If-None-Match` matches. The
     endpoint runs first (a catalog lookup, no computation), so a request it refuses — a bad
     query parameter, an unknown id — is refused whatever `If-None-Match` says (`*` too)."""

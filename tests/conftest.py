@@ -8,6 +8,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from service_harness import Server, owned_redis, serving
@@ -51,3 +52,21 @@ def redis_url() -> Iterator[str]:
     """A Redis db of the tests' own, flushed before and after the test (`owned_redis`)."""
     with owned_redis() as owned:
         yield owned
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One Chromium per browser-test module (`browser_harness`)."""
+    from browser_harness import launched
+
+    with launched() as found:
+        yield found
+
+
+@pytest.fixture
+def browsing(chromium: Any) -> Iterator[Any]:
+    """A fresh browser profile per test, 1280 × 900."""
+    from browser_harness import profile
+
+    with profile(chromium) as browser:
+        yield browser

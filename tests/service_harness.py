@@ -29,8 +29,14 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.cache import Signer
+
 REPO = Path(__file__).resolve().parents[1]
 TEST_DB = int(os.environ.get("KILLMATH_TEST_REDIS_DB", "13"))
+CACHE_KEY = "killmath-tests-cache-key"
+"""The `KILLMATH_CACHE_KEY` of every test server (as replicas share one), unless a test
+names its own; `SIGNER` reads and writes entries as they do."""
+SIGNER = Signer(CACHE_KEY.encode())
 
 
 def load_loadtests_module(stem: str) -> ModuleType:
@@ -59,7 +65,7 @@ class Server:
     The tests and the benchmarks start servers through this one class: `repo` is the checkout
     it runs (a benchmark times another commit's worktree with the same interpreter), `ready`
     the route whose 200 ends the wait, `spawned` the `perf_counter` at the spawn and `seconds`
-    the time from it to that answer."""
+    the time from it to that answer; `command` runs `killmath serve` (its arguments follow)."""
 
     def __init__(
         self,
@@ -68,6 +74,7 @@ class Server:
         repo: Path = REPO,
         ready: str = "/healthz",
         timeout: float = 120.0,
+        command: list[str] = SERVE,
         **settings: str | int | float,
     ) -> None:
         self.port = free_port()
@@ -75,12 +82,13 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KILLMATH_")}
         env.update({f"KILLMATH_{k.upper()}": str(v) for k, v in settings.items()})
         env.setdefault("KILLMATH_LOG_LEVEL", "WARNING")
+        env.setdefault("KILLMATH_CACHE_KEY", CACHE_KEY)
         env["PYTHONPATH"] = str(repo)
         # the log goes to a file: a pipe nobody reads would fill up and stall the server
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.spawned = time.perf_counter()
         self.process = subprocess.Popen(
-            [*SERVE, "--port", str(self.port), "--workers", str(workers)],
+            [*command, "--port", str(self.port), "--workers", str(workers)],
             cwd=repo,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -173,6 +173,27 @@ def test_configmap_holds_real_settings(overlay):
     Settings.model_validate(settings)
 
 
+MEBI = {"Mi": 2**20, "Gi": 2**30}
+
+
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
+def test_the_memory_budget_is_set_from_the_pods_limit(overlay):
+    """KILLMATH_MEMORY_LIMIT is the container's own limit (Downward API), and the budget the
+    settings derive from it with the ConfigMap's reserve stays below it (issue 34)."""
+    docs = _render(overlay)
+    container = _api_container(docs)
+    env = {e["name"]: e for e in container.get("env", [])}
+    source = env["KILLMATH_MEMORY_LIMIT"]["valueFrom"]["resourceFieldRef"]
+    assert source == {"containerName": container["name"], "resource": "limits.memory"}
+    limit = container["resources"]["limits"]["memory"]
+    limit_bytes = int(limit[:-2]) * MEBI[limit[-2:]]
+    (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    settings = {k.removeprefix("KILLMATH_").lower(): v for k, v in config["data"].items()}
+    budget = Settings.model_validate({**settings, "memory_limit": limit_bytes}).admitted_bytes
+    assert "KILLMATH_MEMORY_BUDGET" not in config["data"]  # derived, never set apart
+    assert 256 * 2**20 <= budget <= limit_bytes - 256 * 2**20
+
+
 def test_dev_runs_one_replica_with_in_cluster_redis():
     docs = _render("dev")
     assert _one(docs, "Deployment", "killmath")["spec"]["replicas"] == 1
@@ -210,6 +231,21 @@ def test_prod_cluster_is_prod_with_the_url_a_cluster_seed_node():
     cluster, single = settings("prod-cluster"), settings("prod")
     assert cluster == single | {"KILLMATH_REDIS_CLUSTER": "true"}
     assert Settings(redis_cluster=cluster["KILLMATH_REDIS_CLUSTER"]).redis_cluster is True
+
+
+@pytest.mark.parametrize("overlay", OVERLAY_NAMES)
+def test_every_replica_signs_redis_entries_with_one_key_from_a_secret(overlay):
+    """KILLMATH_CACHE_KEY comes from a Secret every replica reads (none would share an entry
+    otherwise), required: dev's is generated beside the manifests, prod's is the operators'."""
+    docs = _render(overlay)
+    env = {e["name"]: e for e in _api_container(docs)["env"]}
+    ref = env["KILLMATH_CACHE_KEY"]["valueFrom"]["secretKeyRef"]
+    assert ref["optional"] is False
+    secrets = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Secret"}
+    if overlay == "dev":
+        assert ref["name"] in secrets and ref["key"] in secrets[ref["name"]]["data"]
+    else:
+        assert ref["name"].startswith("killmath-cache-key") and not secrets
 
 
 def test_matrix_is_an_indexed_job_of_the_service_image_and_secrets():

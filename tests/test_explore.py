@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_harness import Browsing, launched, profile
+from browser_harness import Browsing, profile
 from service_harness import serving
 
 KEY = "explore-test-key-0123456789abcdef"
@@ -30,18 +30,6 @@ PROGRESS_SEEN = """() => {
     if (!document.getElementById('progress').hidden) window.progressSeen = true;
   }).observe(document.getElementById('progress'), {attributes: true});
 }"""
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with launched() as found:
-        yield found
-
-
-@pytest.fixture
-def browsing(chromium: Any) -> Iterator[Browsing]:
-    with profile(chromium) as browser:
-        yield browser
 
 
 @pytest.fixture

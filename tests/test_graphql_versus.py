@@ -67,9 +67,9 @@ class Reads:
         self.calls: list[int] = []
         original = cache.get_many
 
-        async def counted(keys):
+        async def counted(keys, fits):
             self.calls.append(len(keys))
-            return await original(keys)
+            return await original(keys, fits)
 
         monkeypatch.setattr(cache, "get_many", counted)
 

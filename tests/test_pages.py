@@ -18,25 +18,13 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_harness import Browsing, launched, profile
+from browser_harness import Browsing
 from service_harness import Server, rest, serving
 
 from service import pages
 
 SHOT = {"attacker": {"attacks": 4, "hit": 3}, "defender": {"save": 4}}
 KEY = "pages-test-key-0123456789abcdef"
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with launched() as found:
-        yield found
-
-
-@pytest.fixture
-def browsing(chromium: Any) -> Iterator[Browsing]:
-    with profile(chromium) as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,8 @@ a drained bucket stays drained for the length of the file.
 
 from __future__ import annotations
 
+import asyncio
+import math
 import os
 import shutil
 import subprocess
@@ -19,13 +21,16 @@ import redis
 import yaml
 from service_harness import controlled_redis, free_port, serving
 
-from service.auth import key_id
+from service import costs
+from service.auth import Buckets, key_id, sane
+from service.compute import prepare
 from service.settings import Settings
 
 # one key per test of the shared server, so each test's bucket is its own
 KEYS = {name: f"{name}-{'k' * 24}" for name in ("rest", "graphql", "cors", "limit", "spare")}
 SLOW = {"rate_limit": 0.01}  # a token per 100 s: nothing refills during the tests
 SHOOT = {"attacker": {"attacks": 4}, "defender": {"save": 3}}
+SHOOT_TOKENS = costs.of_job(prepare(SHOOT, "shoot")).tokens  # its estimate (service.costs)
 RULESETS = "{ rulesets { name } }"
 INTROSPECTION = "{ __schema { queryType { name } } }"
 APP = "https://app.example"
@@ -145,8 +150,8 @@ def test_an_empty_bucket_is_429_with_retry_after(guarded):
         assert response.status_code == 200
     limited = httpx.post(guarded.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
     assert_error(limited, 429, "RATE_LIMITED")
-    # whole seconds, rounded up: the next token is about 100 s away at 0.01 token/s
-    assert 1 <= int(limited.headers["retry-after"]) <= 100
+    # whole seconds, rounded up: the shoot's tokens are about 100 s each away at 0.01 token/s
+    assert 1 <= int(limited.headers["retry-after"]) <= 100 * SHOOT_TOKENS
     assert graphql(guarded.url, RULESETS, bearer("limit")).status_code == 429
     # buckets are per key
     assert httpx.get(guarded.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
@@ -233,7 +238,7 @@ def test_replicas_share_one_bucket_in_redis(redis_url):
         for server in (one, two):
             limited = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
             assert_error(limited, 429, "RATE_LIMITED")
-            assert 1 <= int(limited.headers["retry-after"]) <= 100
+            assert 1 <= int(limited.headers["retry-after"]) <= 100 * SHOOT_TOKENS
         assert httpx.get(two.url + "/v1/rulesets", headers=bearer("spare")).status_code == 200
         for server in (one, two):
             assert server.metric("killmath_redis_errors_total", kind="circuit_open") == 0
@@ -252,7 +257,8 @@ def test_replicas_share_one_bucket_in_redis(redis_url):
 
 def test_an_unreachable_redis_falls_back_to_the_process_bucket():
     dead = f"redis://127.0.0.1:{free_port()}/0"
-    with serving(redis_url=dead, api_keys=KEYS["limit"], rate_limit_burst=2, **SLOW) as server:
+    burst = SHOOT_TOKENS + 1  # the shoot, then one catalog read
+    with serving(redis_url=dead, api_keys=KEYS["limit"], rate_limit_burst=burst, **SLOW) as server:
         shot = httpx.post(server.url + "/v1/shoot", json=SHOOT, headers=bearer("limit"))
         assert shot.status_code == 200  # neither the cache nor the limiter needs Redis
         assert httpx.get(server.url + "/v1/rulesets", headers=bearer("limit")).status_code == 200
@@ -330,3 +336,62 @@ def test_prod_turns_introspection_off_and_may_take_keys_from_the_secret():
     env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
     source = env["KILLMATH_API_KEYS"]["valueFrom"]["secretKeyRef"]
     assert source["optional"] is True
+
+
+POISONS = {
+    "tokens -inf": ("-inf", None),  # the issue's figure: every request a 500 at 332adde
+    "tokens nan": ("nan", None),
+    "tokens inf": ("inf", None),
+    "tokens negative": ("-5", None),
+    "tokens not a number": ("lots", None),
+    "time in the future": ("0", 1e6),  # at 332adde: an empty bucket that never refills
+    "time nan": ("0", "nan"),
+    "time -inf": ("0", "-inf"),
+}
+
+
+def test_a_poisoned_shared_bucket_is_reset_to_full_never_a_500(redis_url):
+    """A bucket state in Redis that no take could have left is read as a full bucket: the
+    request is answered (200, finite RateLimit fields), the state stored is sane again, and
+    the bucket then limits as it should (a 429 with a finite Retry-After once drained)."""
+    name = key_id(KEYS["limit"])
+    bucket = f"killmath:rate:{{{name}}}"
+    settings = {"api_keys": KEYS["limit"], "rate_limit_burst": 3}
+    with serving(redis_url=redis_url, **settings, **SLOW) as server:
+        client = redis.Redis.from_url(redis_url)
+
+        def status() -> httpx.Response:
+            return httpx.get(server.url + "/v1/rulesets", headers=bearer("limit"))
+
+        for poison, (tokens, at) in POISONS.items():
+            seconds, micros = client.time()
+            now = seconds + micros / 1e6
+            stamp = now + at if isinstance(at, float) else (at or now)
+            client.hset(bucket, mapping={"tokens": tokens, "at": str(stamp)})
+            answers = [status() for _ in range(4)]
+            assert [a.status_code for a in answers] == [200, 200, 200, 429], poison
+            assert [a.headers["ratelimit"].split(";")[1] for a in answers] == [
+                "r=2", "r=1", "r=0", "r=0"
+            ], poison  # fmt: skip
+            assert int(answers[-1].headers["retry-after"]) >= 1, poison
+            stored = float(client.hget(bucket, "tokens"))
+            assert 0 <= stored < 1, poison
+        assert server.metric("killmath_redis_refused_total", kind="bucket") == len(POISONS)
+        client.close()
+
+
+def test_a_poisoned_local_bucket_is_reset_to_full():
+    """The process's own buckets read their state by the same rule."""
+    now = time.monotonic()
+    assert sane(2.5, now - 1, now, 3) == (2.5, now - 1)
+    assert sane(4.0, now, now, 3) == (4.0, now)  # a lowered burst: the take clamps it
+    for tokens, at in ((-math.inf, now), (math.nan, now), (math.inf, now), (1.0, now + 60),
+                       (1.0, math.nan), (-1.0, now)):  # fmt: skip
+        assert sane(tokens, at, now, 3) == (3.0, now)
+
+    async def drained() -> list[float]:
+        buckets = Buckets(rate=0.01, burst=3)
+        buckets._state["k"] = (-math.inf, time.monotonic())  # as a bug might leave it
+        return [(await buckets.take("k")).remaining for _ in range(3)]
+
+    assert [math.floor(r) for r in asyncio.run(drained())] == [2, 1, 0]

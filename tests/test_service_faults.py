@@ -24,6 +24,7 @@ import orjson
 import pytest
 import redis
 from service_harness import (
+    SIGNER,
     Server,
     cache_tier,
     controlled_redis,
@@ -31,7 +32,7 @@ from service_harness import (
     without_service_members,
 )
 
-from service.cache import CHECKSUM, Breaker, RedisTier, decode, encode, redis_key
+from service.cache import MAC, Breaker, RedisTier, redis_key
 from service.compute import prepare
 
 REDIS_TIMEOUT = 0.05  # seconds per Redis call (KILLMATH_REDIS_TIMEOUT)
@@ -303,10 +304,10 @@ def test_full_redis_refuses_writes_while_reads_and_requests_go_on():
 
 def damaged_copies(raw: bytes, other: bytes) -> dict[str, bytes]:
     """Bad values for an entry whose good value is `raw`; `other` is another key's entry."""
-    payload = raw[CHECKSUM:]
+    payload = raw[MAC:]
     digits = range(payload.index(b'"v":'), len(payload))  # in the answer, not in its key
     digit = next(i for i in digits if chr(payload[i]).isdigit() and payload[i] != ord("9"))
-    altered = raw[:CHECKSUM] + payload[:digit] + bytes([payload[digit] + 1]) + payload[digit + 1 :]
+    altered = raw[:MAC] + payload[:digit] + bytes([payload[digit] + 1]) + payload[digit + 1 :]
     return {
         "half": raw[: len(raw) // 2],
         "one byte short": raw[:-1],
@@ -326,11 +327,11 @@ def test_damaged_entries_are_recomputed_and_overwritten():
         key = redis_key(good["canonicalKey"])
         assert eventually(lambda: stored(client, good) and stored(client, other))
         raw = client.get(key)
-        assert decode(good["canonicalKey"], raw) == without_service_members(good)
+        assert SIGNER.decode(good["canonicalKey"], raw) == without_service_members(good)
         assert cache_tier(shoot_response(server, 1)) == "redis"  # read back (no L1)
         copies = damaged_copies(raw, client.get(redis_key(other["canonicalKey"])))
-        assert decode(good["canonicalKey"], copies["a digit altered"]) is None
-        assert orjson.loads(copies["a digit altered"][CHECKSUM:])["k"] == good["canonicalKey"]
+        assert SIGNER.decode(good["canonicalKey"], copies["a digit altered"]) is None
+        assert orjson.loads(copies["a digit altered"][MAC:])["k"] == good["canonicalKey"]
 
         def recomputed(damage: str) -> None:
             again = shoot(server, 1)
@@ -348,7 +349,7 @@ def test_damaged_entries_are_recomputed_and_overwritten():
             write()
             recomputed(damage)
         assert client.type(key) == b"string"
-        assert encode(good["canonicalKey"], without_service_members(good)) == raw
+        assert SIGNER.encode(good["canonicalKey"], without_service_members(good)) == raw
         client.close()
 
 
@@ -372,7 +373,7 @@ def test_an_answer_json_cannot_write_is_no_redis_failure():
 
     async def store() -> tuple[bool, list[dict[str, Any] | None]]:
         breaker = Breaker(failures=1, cooldown=60)
-        tier = RedisTier(rp.url, ttl=60, timeout=1.0, pool_size=2, breaker=breaker)
+        tier = RedisTier(rp.url, ttl=60, timeout=1.0, pool_size=2, breaker=breaker, signer=SIGNER)
         await tier.put_many({"bad": {"x": object()}, "good": {"x": 1}})
         found = await tier.get_many(["bad", "good"])
         await tier.close()

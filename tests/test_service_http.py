@@ -7,6 +7,7 @@ and metrics that count every worker.
 from __future__ import annotations
 
 import gzip
+import math
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -20,6 +21,8 @@ from service_harness import cache_tier, free_port, graphql, owned_redis, serving
 
 from engine import REVISION
 from service import costs
+from service import grid as grids
+from service.compute import prepare, prepare_each
 from service.validators import cache_status, etag
 
 SHOOT = {"attacker": {"attacks": 4, "hit": 3, "lethal": 5}, "defender": {"save": 3, "wounds": 8}}
@@ -31,6 +34,16 @@ GRID = {
 }  # 40 cells, about 30 KB of JSON
 BATCH = [{"mode": "shoot", **SHOOT}, {"mode": "fight", **FIGHT}, {"mode": "shoot", "x": 1}]
 IDENTITY = {"accept-encoding": "identity"}
+
+
+def price(envelope: dict, mode: str | None = None) -> int:
+    """The tokens the service charges for one envelope (its cost model, `service.costs`):
+    the estimate is the scenario's alone, so this process's equals the server's."""
+    return costs.of_job(prepare(envelope, mode)).tokens
+
+
+def grid_price(body: dict) -> int:
+    return costs.of_jobs(grids.prepare_cells(grids.parse(body, 10_000)), "attackers").tokens
 
 
 def computed(server) -> float:
@@ -212,17 +225,25 @@ def test_errors_carry_no_validators(server):
     assert bad.headers["killmath-engine-revision"] == str(REVISION)
 
 
-def test_catalog_reads_revalidate_on_the_catalog_version(server):
+def test_catalog_reads_revalidate_on_the_catalog_version_and_their_url(server):
+    """A catalog read's tag digests the catalog version and its URL: each read revalidates
+    with its own tag, never with another read's (another body: issue 34, finding 7)."""
     teams = httpx.get(server.url + "/v1/kill-teams")
     tag = teams.headers["etag"]
-    assert tag == etag("catalog", [teams.json()["catalogVersion"]])
+    assert tag == etag("catalog", [teams.json()["catalogVersion"]], "/v1/kill-teams", "")
     assert teams.headers["cache-control"] == "public, max-age=300"
-    for path in (
+    paths = (
         "/v1/kill-teams",
         "/v1/operatives?killTeam=kasrkin",
+        "/v1/operatives?killTeam=kommandos",
         "/v1/operatives/kasrkin.gunner",
-    ):
-        assert httpx.get(server.url + path, headers={"if-none-match": tag}).status_code == 304
+    )
+    tags = {path: httpx.get(server.url + path).headers["etag"] for path in paths}
+    assert len(set(tags.values())) == len(paths)
+    for path in paths:
+        for held, other in tags.items():
+            answer = httpx.get(server.url + path, headers={"if-none-match": other})
+            assert answer.status_code == (304 if held == path else 200), (path, held)
     missing = httpx.get(server.url + "/v1/operatives/nobody")
     assert missing.status_code == 404 and "etag" not in missing.headers
 
@@ -304,11 +325,14 @@ def test_requests_are_charged_by_their_work(metered):
     first = httpx.post(url + "/v1/shoot", json=SHOOT, headers=AUTH)
     assert first.headers["ratelimit-policy"] == f'"tokens";q={BURST};w={BURST * 100}'
     left = bucket(first)["r"]
-    assert left == BURST - 1
+    assert left == BURST - price(SHOOT, "shoot")
+    batch = costs.of_jobs(prepare_each(BATCH)).tokens
+    apart = price(SHOOT, "shoot") + price(FIGHT, "fight")
+    assert apart >= batch >= apart - math.ceil(costs.REQUEST_MS) - 1  # one fixed part, not two
     steps = [
-        (httpx.post(url + "/v1/fight", json=FIGHT, headers=AUTH), costs.FIGHT),
-        (httpx.post(url + "/v1/grid", json=GRID, headers=AUTH), 40),
-        (httpx.post(url + "/v1/batch", json=BATCH, headers=AUTH), 1 + costs.FIGHT),
+        (httpx.post(url + "/v1/fight", json=FIGHT, headers=AUTH), price(FIGHT, "fight")),
+        (httpx.post(url + "/v1/grid", json=GRID, headers=AUTH), grid_price(GRID)),
+        (httpx.post(url + "/v1/batch", json=BATCH, headers=AUTH), batch),
         (httpx.get(url + "/v1/kill-teams", headers=AUTH), costs.REQUEST),
         (httpx.post(url + "/v1/shoot", json={"attacker": {"attacks": 99}}, headers=AUTH), 1),
     ]
@@ -335,9 +359,10 @@ def test_graphql_reports_its_cost_and_the_budget_left(metered):
         url + "/graphql", json={"query": query, "variables": {"i": FIGHT}}, headers=AUTH
     )
     cost = reply.json()["extensions"]["cost"]
+    charged = price(FIGHT, "fight") + price({"attacker": {"attacks": 4}}, "shoot")
     assert cost == {
-        "charged": costs.FIGHT + 1,
-        "remaining": before - costs.FIGHT - 1,
+        "charged": charged,
+        "remaining": before - charged,
         "limit": BURST,
         "restoreRate": 0.01,
     }
@@ -345,30 +370,42 @@ def test_graphql_reports_its_cost_and_the_budget_left(metered):
 
 
 def test_a_request_the_bucket_cannot_pay_is_refused_before_any_work():
-    with serving(api_keys=KEY, rate_limit=0.01, rate_limit_burst=30) as server:
-        big = {**GRID, "attackers": GRID["attackers"][:2]}  # 20 cells
+    big = {**GRID, "attackers": GRID["attackers"][:2]}  # 20 cells
+    cost = grid_price(big)
+    # GraphQL's grids: 30 distinct cells (more than will be left), and 1 (a cell twice)
+    attacks, saves = range(1, 7), range(2, 7)
+    wide = (
+        f"[{', '.join(f'{{attacks: {a}}}' for a in attacks)}], "
+        f"defenders: [{', '.join(f'{{save: {s}}}' for s in saves)}]"
+    )
+    wide_cost = grid_price(
+        {"attackers": [{"attacks": a} for a in attacks], "defenders": [{"save": s} for s in saves]}
+    )
+    small_cost = grid_price({"attackers": [{}, {}], "defenders": [{}]})
+    assert wide_cost > cost - 1 >= small_cost
+    with serving(api_keys=KEY, rate_limit=0.01, rate_limit_burst=2 * cost - 1) as server:
         assert httpx.post(server.url + "/v1/grid", json=big, headers=AUTH).status_code == 200
         before = computed(server)
         refused = httpx.post(server.url + "/v1/grid", json={**big, "atLeast": [3]}, headers=AUTH)
         assert refused.status_code == 429
         assert refused.json()["error"]["code"] == "RATE_LIMITED"
         assert int(refused.headers["retry-after"]) >= 1
-        assert bucket(refused)["r"] == 10
+        assert bucket(refused)["r"] == cost - 1
         assert computed(server) == before
         # a request above the bucket's depth costs the whole bucket (here: never enough now)
         grid = httpx.post(server.url + "/v1/grid", json=GRID, headers=AUTH)
         assert grid.status_code == 429
-        # GraphQL: a document refused everything it asked is a 429 too (12 cells > 10 left)
-        grid12 = (
-            "{ matchupGrid(attackers: [{}, {}, {}], defenders: [{}, {}, {}, {}]) { cachedCells } }"
+        # GraphQL: a document refused everything it asked is a 429 too (more than is left)
+        refused = graphql_with(
+            server.url, f"{{ matchupGrid(attackers: {wide}) {{ cachedCells }} }}"
         )
-        refused = graphql_with(server.url, grid12)
         # in GraphQL's error shape, as every refusal on /graphql is (GraphQL over HTTP)
         assert refused.status_code == 429
         assert refused.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
         grid2 = "{ matchupGrid(attackers: [{}, {}], defenders: [{}]) { cachedCells } }"
         paid = graphql_with(server.url, grid2)
-        assert paid.status_code == 200 and paid.json()["extensions"]["cost"]["remaining"] == 8
+        assert paid.status_code == 200
+        assert paid.json()["extensions"]["cost"]["remaining"] == cost - 1 - small_cost
 
 
 def graphql_with(url: str, query: str) -> httpx.Response:

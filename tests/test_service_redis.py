@@ -5,11 +5,18 @@ from __future__ import annotations
 import httpx
 import orjson
 import redis
-from service_harness import cache_tier, free_port, rest, serving, without_service_members
+from service_harness import (
+    SIGNER,
+    cache_tier,
+    free_port,
+    rest,
+    serving,
+    without_service_members,
+)
 
 from engine import REVISION
 from service import cache
-from service.cache import CHECKSUM, encode, redis_key
+from service.cache import MAC, redis_key
 
 # the same scenario written three ways: defaults spelled out, snake_case names, and counts
 # above what they are capped by (kt2024.md §11 CS2, CS5) — one canonical key
@@ -46,7 +53,7 @@ def test_equivalent_inputs_share_one_redis_entry(redis_url):
         assert second.metric("killmath_cache_lookups_total", tier="l2", result="hit") == 1
     assert len(keys(redis_url)) == 1
     with redis.Redis.from_url(redis_url) as client:
-        stored = orjson.loads(client.get(redis_key(a["canonicalKey"]))[CHECKSUM:])
+        stored = orjson.loads(client.get(redis_key(a["canonicalKey"]))[MAC:])
         assert 0 < client.ttl(redis_key(a["canonicalKey"])) <= 7 * 24 * 3600
     assert stored == {
         "k": a["canonicalKey"],
@@ -101,7 +108,7 @@ def test_an_older_engine_revisions_entry_is_never_served(redis_url, monkeypatch)
     assert older != current
     with redis.Redis.from_url(redis_url) as client:
         client.delete(current)
-        client.set(older, encode(good["canonicalKey"], stale))
+        client.set(older, SIGNER.encode(good["canonicalKey"], stale))
         with serving(redis_url=redis_url) as server:
             again = rest(server.url, "/v1/shoot", PLAIN)
         assert again == good

@@ -585,3 +585,16 @@ def test_a_defender_without_a_melee_weapon_is_fought_and_cannot_strike_back(
     rows = list(csv.DictReader(io.StringIO(users_catalog.post(
         "/v1/team-matchup", json=body, headers={"accept": "text/csv"}).text)))  # fmt: skip
     assert sum(1 for r in rows if r["kind"] == "melee" and r["defenderWeaponProfile"] == "") == 2
+
+
+def test_a_repeated_team_matchup_says_every_cell_was_cached() -> None:
+    """The reply cache never replays a reply that computed a cell (issue 29: it replayed
+    `cachedCells: 0`): the second ask executes and says all cells, the third may replay."""
+    for client in _client():
+        variables = {k: v for k, v in MELEE.items() if k != "melee"}
+        counts = []
+        for _ in range(3):
+            reply = _graphql(client, variables)["data"]["teamMatchup"]
+            counts.append(reply["cachedCells"])
+        total = len(reply["cells"])
+        assert counts == [0, total, total]

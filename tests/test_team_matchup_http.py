@@ -1,7 +1,7 @@
 """Team matchups under issue 19's HTTP rules, against real uvicorn servers: a strong ETag from
 the engine revision and the cells' keys, `If-None-Match` answered 304 without any work or
 cost, `Cache-Control`, `Cache-Status` instead of a `cachedCells` member, a cost of one token
-per shot and `costs.FIGHT` per fight, and the RateLimit fields (REST and GraphQL alike).
+by the estimates of its shots and fights (`service.costs`), and the RateLimit fields (REST and GraphQL alike).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from test_service_http import AUTH, BURST, IDENTITY, KEY, bucket, computed
 
 from engine import REVISION
 from service import costs
+from service import team_matchup as teams
 from service.validators import ANSWER_CACHE_CONTROL
 
 RANGED = {
@@ -132,6 +133,11 @@ def test_a_compressed_answer_revalidates(server):
     assert again.status_code == 304 and again.headers["etag"] == tag
 
 
+def price(body: dict) -> int:
+    """The tokens a team matchup is charged: the sum over its cells (`service.costs`)."""
+    return costs.of_jobs(teams.prepare_cells(teams.parse(body, 10_000)), "attackers").tokens
+
+
 @pytest.fixture(scope="module")
 def metered() -> Iterator:
     with serving(api_keys=KEY, rate_limit=0.01, rate_limit_burst=BURST) as server:
@@ -144,19 +150,20 @@ def test_charged_by_cells_and_a_304_costs_nothing(metered):
     ranged = post(url, RANGED, **AUTH)
     shots, _ = cells(ranged.json())
     assert shots == 13 * 2 * 2  # the sergeant has 5 ranged profiles, the gunner 8
-    assert bucket(ranged)["r"] == left - shots
-    left -= shots
+    assert bucket(ranged)["r"] == left - price(RANGED)
+    left -= price(RANGED)
     melee = post(url, MELEE, **AUTH)
     shots, fights = cells(melee.json())
     assert fights > 0
-    assert bucket(melee)["r"] == left - shots - costs.FIGHT * fights
-    left -= shots + costs.FIGHT * fights
+    assert price(MELEE) > price(RANGED)  # the same shots, and fights
+    assert bucket(melee)["r"] == left - price(MELEE)
+    left -= price(MELEE)
     revalidated = post(url, MELEE, **{**AUTH, "if-none-match": melee.headers["etag"]})
     assert revalidated.status_code == 304
     assert bucket(revalidated)["r"] == left
     assert revalidated.headers["ratelimit-policy"] == f'"tokens";q={BURST};w={BURST * 100}'
     # an answer from the cache costs what it asks for, as for every route
-    assert bucket(post(url, MELEE, **AUTH))["r"] == left - shots - costs.FIGHT * fights
+    assert bucket(post(url, MELEE, **AUTH))["r"] == left - price(MELEE)
 
 
 def test_graphql_team_matchup_is_charged_by_cells(metered):
@@ -172,4 +179,9 @@ def test_graphql_team_matchup_is_charged_by_cells(metered):
     found = answer["data"]["teamMatchup"]
     shots, fights = len(found["cells"]), len(found["melee"]["cells"])
     assert 0 <= found["cachedCells"] <= shots + fights
-    assert answer["extensions"]["cost"]["charged"] == shots + costs.FIGHT * fights
+    body = {
+        "attackers": MELEE["attackers"],
+        "defenders": MELEE["defenders"],
+        "melee": variables["m"],
+    }
+    assert answer["extensions"]["cost"]["charged"] == price(body)

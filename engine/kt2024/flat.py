@@ -26,7 +26,10 @@ from math import ceil
 
 import numpy as np
 
-from . import budgets, kernels
+from engine import interrupt
+from engine import memory as ledger
+
+from . import budgets, kernels, memory
 from . import precision as pr
 from .fighter import Fight, Fighter, FightOptions
 from .precision import power6
@@ -276,10 +279,11 @@ class Flat:
 
     def lanes(self, exact: bool) -> int:
         """How many of the exact masses' primes one pass of `kernels.push` carries: all of
-        them if the arrays fit `MEMORY_BUDGET`, else as many as fit (the residues modulo
-        each prime are independent of the others', so the passes' answers are the same as
-        one pass's), at least one; 0 in float mode. A fight whose arrays do not fit with one
-        lane, or whose rows exceed `ROW_BITS`, is refused."""
+        them if the arrays fit the budget, else as many as fit (the residues modulo each
+        prime are independent of the others', so the passes' answers are the same as one
+        pass's), at least one; 0 in float mode. The budget is `MEMORY_BUDGET`, or less where
+        the process's ledger grants less (`engine.memory`, `memory.arrays_within`). A fight
+        whose arrays do not fit with one lane, or whose rows exceed `ROW_BITS`, is refused."""
         solving, pushing = (len(p) for p in self.primes(exact))
         if self.width > ROW_BITS:
             raise budgets.TooLarge(
@@ -287,16 +291,17 @@ class Flat:
                 ROW_BITS - 1,
                 f"the wounds grid holds at most {ROW_BITS - 1} wounds a fighter",
             )
+        budget = min(MEMORY_BUDGET, memory.arrays_within(ledger.capacity()))
         lanes = pushing
-        while lanes > 1 and self.footprint(lanes, solving) > MEMORY_BUDGET:
+        while lanes > 1 and self.footprint(lanes, solving) > budget:
             lanes -= 1
-        if self.footprint(lanes, solving) > MEMORY_BUDGET:
+        if self.footprint(lanes, solving) > budget:
             if not self.optimal:
-                raise budgets.too_large(budgets.BYTES, MEMORY_BUDGET)
+                raise budgets.too_large(budgets.BYTES, budget)
             raise budgets.TooLarge(
                 budgets.OPTIMAL_BYTES,
-                MEMORY_BUDGET,
-                f"OPTIMAL would need more than {MEMORY_BUDGET} bytes for these attacks, "
+                budget,
+                f"OPTIMAL would need more than {budget} bytes for these attacks, "
                 "wounds and rounds; use fewer of them or a heuristic strategy",
                 0 if self.strategies[0] == kernels.OPTIMAL else 1,
             )
@@ -369,6 +374,7 @@ def resolve(flat: Flat, exact: bool) -> dict[tuple[int, int], Fraction | float]:
     building what the next takes."""
     lanes = flat.lanes(exact)
     solving, pushing = flat.primes(exact)
+    ledger.claim(memory.fight_bytes(flat.footprint(lanes, len(solving))))
     height, width = flat.height, flat.width
     reached, ends = kernels.reach(
         flat.graph, flat.branches, flat.openings, flat.rounds, height, width
@@ -419,9 +425,19 @@ def solved(
         flat.step,
         TOLERANCE,
     )
-    return kernels.solve(
-        graph, branches, openings, flat.rounds, flat.height, flat.width, bounds, exactly
+    choices = kernels.solve(
+        graph,
+        branches,
+        openings,
+        flat.rounds,
+        flat.height,
+        flat.width,
+        bounds,
+        exactly,
+        interrupt.cell(),
     )
+    interrupt.check()
+    return choices
 
 
 def pushed(
@@ -449,7 +465,9 @@ def pushed(
             flat.height,
             flat.width,
             kernels.Moduli(column, 1.0 / column),
+            interrupt.cell(),
         )
+        interrupt.check()
         found.append(finals_r if primes else finals_f)
     return found[0] if not pushing else np.concatenate(found, axis=1)
 

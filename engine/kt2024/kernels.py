@@ -499,6 +499,7 @@ def solve(
     width: int,
     bounds: Bounds,
     exact: Exact,
+    stop: Array,
 ) -> Array:
     """OPTIMAL's choice (an action's index within its node) at every (sequences left − 1,
     node, cell) where an OPTIMAL fighter moves.
@@ -517,7 +518,8 @@ def solve(
     with its per-cell steps as inlined functions numba ran it slower, by 40 % with the
     candidates' values and comparison apart, by 30 % with only the battle's ends apart
     (`_ended`: 291 ms against 222 ms for bench_fight's 60 OPTIMAL fights in both precisions,
-    each `solve` call's least of 5)."""
+    each `solve` call's least of 5). A non-zero `stop[0]` (`engine.interrupt`) ends the loops
+    early: what they return then is the caller's to discard."""
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     exponents, act_start = graph.exponent, graph.act_start
     reached, ends, most = bounds.reached, bounds.ends, bounds.most
@@ -543,7 +545,11 @@ def solve(
     diff = np.zeros(k, np.int64)
     zero = np.uint64(0)
     for level in range(rounds):  # sequences left − 1
+        if stop[0]:
+            break
         for i in range(nodes):
+            if stop[0]:  # `engine.interrupt`: the caller gave up; a load a node costs nothing
+                break
             x, first, count = mover[i], act_start[i], act_start[i + 1] - act_start[i]
             exponent = exponents[i] + level * exact.step
             sign = 1 if x == 0 else -1
@@ -709,6 +715,7 @@ def push(
     height: int,
     width: int,
     moduli: Moduli,
+    stop: Array,
 ) -> tuple[Array, Array]:
     """The joint distribution of both fighters' final wounds over the cells: as floats, and
     modulo each prime of `moduli`, none in float mode.
@@ -720,7 +727,7 @@ def push(
     the cells `reach` found are visited (and zeroed before each sequence). Long because a
     sequence's passes (zero, roll, push) share its arrays and run in order; the push is one
     loop nest, its per-outcome step inlined (`_move`: called, not inlined, push took 5 times
-    as long on bench_fight's heuristic fights)."""
+    as long on bench_fight's heuristic fights). `stop` as in `solve`."""
     mover, optimal, ended, heuristic = graph.mover, graph.optimal, graph.ended, graph.heuristic
     primes = moduli.primes
     nodes, k, cells = len(mover), len(primes), height * width
@@ -733,6 +740,8 @@ def push(
     ends.res[0, start] = 1
     standing = (1 << width) - 2  # every cell of a row but B's 0
     for played in range(rounds):
+        if stop[0]:
+            break
         level = rounds - 1 - played
         for i in range(nodes):
             for a in range(1, height):
@@ -745,6 +754,8 @@ def push(
         ends.f[:] = 0.0
         ends.res[:] = 0
         for i in range(nodes - 1, -1, -1):
+            if stop[0]:  # `engine.interrupt`, as in `solve`
+                break
             x, end = mover[i], ended[i]
             for a in range(1, height):
                 row = reached[level, i, a] & standing

@@ -9,7 +9,9 @@ game system: its `.gst` files and every `.cat`, each catalogue joined to its gam
 
 A document that cannot be read at all is an InputError on the field `file`; a single
 unreadable profile is a `problem` in the result instead, so one typo does not lose a whole
-kill team.
+kill team. A document over one of the budgets of `schema.importers.limits` (bytes, nodes
+and edges of its link graph, steps of the walk, profile lines) is LIMIT_EXCEEDED on `file`
+with the limit; `graph_size` tells a document's size in those terms without importing it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,29 @@ from pathlib import Path
 
 from engine.errors import InputError
 from schema.importers import battlescribe, ktdash
+from schema.importers.limits import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_EDGES,
+    MAX_NODES,
+    MAX_PROFILES,
+    MAX_WALK_STEPS,
+    GraphSize,
+)
 from schema.importers.result import ImportResult
 
 __all__ = [
     "FORMATS",
     "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_EDGES",
+    "MAX_NODES",
+    "MAX_PROFILES",
+    "MAX_WALK_STEPS",
+    "GraphSize",
     "ImportResult",
     "game_systems",
+    "graph_size",
     "import_documents",
     "import_path",
     "import_text",
@@ -33,9 +51,6 @@ __all__ = [
 
 FORMATS: tuple[str, ...] = (*ktdash.SHAPES, battlescribe.FORMAT)
 JSON_FORMATS = frozenset(ktdash.SHAPES)
-
-# An upload's limit: the largest public files (killteamjson's kt24.json) are under 4 MB.
-MAX_BYTES = 8_000_000
 
 
 def detect(text: str) -> str:
@@ -85,6 +100,31 @@ def import_text(
         raise InputError("INVALID_INPUT", "file", str(exc)) from None
     except RecursionError:
         raise InputError("INVALID_INPUT", "file", "nested too deeply") from None
+
+
+def graph_size(documents: list[tuple[str, str | bytes]]) -> GraphSize:
+    """The size of an upload of `(name, content)` files in a cost model's terms: its bytes,
+    and the nodes and edges of its link graph once parsed (XML and JSON parsing are C, a
+    small part of an import's cost): the BattleScribe files together as the game systems
+    they form, each JSON file's kill teams, operatives, weapons and profiles. Raises
+    InputError for a document that cannot be parsed, as importing it would."""
+    size = sum(len(content) for _, content in documents)
+    nodes = edges = 0
+    xml = []
+    for name, content in documents:
+        text = _decode(content)
+        try:
+            if detect(text) == battlescribe.FORMAT:
+                xml.append(battlescribe.Document(name, battlescribe.parse_document(text)))
+                continue
+            found = ktdash.graph_size(json.loads(text.lstrip("\ufeff")))
+        except ValueError as exc:
+            raise InputError("INVALID_INPUT", "file", f"{name}: {exc}") from None
+        except RecursionError:
+            raise InputError("INVALID_INPUT", "file", f"{name}: nested too deeply") from None
+        nodes, edges = nodes + found[0], edges + found[1]
+    links = battlescribe.graph_size(xml)
+    return GraphSize(size, nodes + links.nodes, edges + links.edges)
 
 
 def _read(path: Path) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schema.catalog.model import WeaponType
+from schema.importers import limits
 from schema.importers.result import (
     ImportedKillTeam,
     ImportedOperative,
@@ -261,15 +262,43 @@ def _seq(value: Any) -> int:
         return 0
 
 
+def _joined(
+    data: Mapping[str, Any],
+    optypes: dict[str, list[dict[str, Any]]],
+    weapons: dict[str, list[dict[str, Any]]],
+    profiles: dict[str, list[dict[str, Any]]],
+) -> int:
+    """How many rows the join yields, counted from the groups' sizes without making them.
+
+    With unique ids each row is joined once; rows sharing an id are joined under every
+    parent of that id, so a few hundred rows of one id could multiply into millions."""
+    per_weapon = {
+        key: sum(1 + len(profiles.get(_text(_get(w, "wepId")), [])) for w in group)
+        for key, group in weapons.items()
+    }
+    per_team = {
+        key: sum(1 + per_weapon.get(_text(_get(op, "opTypeId")), 0) for op in group)
+        for key, group in optypes.items()
+    }
+    return sum(1 + per_team.get(_text(_get(t, "killteamId")), 0) for t in _export_rows(data))
+
+
+def _export_rows(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The export's kill-team rows (a `killteams` that is not a list has none)."""
+    rows = _get(data, "killteams")
+    return [t for t in rows if isinstance(t, Mapping)] if isinstance(rows, list) else []
+
+
 def _export_teams(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """ktdash's tables joined back into kill-team objects (every row reached by its id)."""
+    """ktdash's tables joined back into kill-team objects (every row reached by its id).
+    Refused over MAX_NODES rows once joined, before joining."""
     profiles = _by(_get(data, "weaponprofiles"), "wepId")
     weapons = _by(_get(data, "weapons"), "opTypeId")
     optypes = _by(_get(data, "optypes"), "killteamId")
+    if _joined(data, optypes, weapons, profiles) > limits.MAX_NODES:
+        raise limits.exceeded("rows once the tables are joined", limits.MAX_NODES)
     teams = []
-    for team in _get(data, "killteams"):
-        if not isinstance(team, Mapping):
-            continue
+    for team in _export_rows(data):
         team_id = _text(_get(team, "killteamId"))
         ops = []
         for op in optypes.get(team_id, []):
@@ -319,6 +348,46 @@ def _count(teams: list[Any]) -> int:
     )
 
 
+def _teams(data: Any, shape: str) -> list[Any]:
+    """The kill-team objects of a factions or kill-team document."""
+    if shape == FACTIONS:
+        items = data if isinstance(data, list) else [data]
+        return [
+            {**t, "factionname": _get(f, "factionname", "factionName")}
+            for f in items
+            if isinstance(f, Mapping)
+            for t in _get(f, "killteams") or []
+            if isinstance(t, Mapping)
+        ]
+    return data if isinstance(data, list) else [data]
+
+
+def graph_size(data: Any) -> tuple[int, int]:
+    """(nodes, edges) of a parsed document: its kill teams, operatives, weapons and
+    profiles (an export's rows as joined), each but a team one edge below its parent.
+    Raises UnknownShape."""
+    shape = detect_shape(data)
+    if shape == EXPORT:
+        groups = [
+            _by(_get(data, table), key)
+            for table, key in (("optypes", "killteamId"), ("weapons", "opTypeId"),
+                               ("weaponprofiles", "wepId"))
+        ]  # fmt: skip
+        nodes = _joined(data, *groups)
+        return nodes, nodes - len(_export_rows(data))
+    teams = [t for t in _teams(data, shape) if isinstance(t, Mapping)]
+    below = 0
+    for team in teams:
+        for _, op in _operatives(team):
+            below += 1
+            weapons = (_get(op, "weapons") or []) if isinstance(op, Mapping) else []
+            for weapon in weapons:
+                below += 1
+                if isinstance(weapon, Mapping):
+                    below += len(_get(weapon, "profiles") or [])
+    return len(teams) + below, below
+
+
 def import_json(data: Any) -> ImportResult:
     """Import a parsed JSON document of any of SHAPES. Raises UnknownShape."""
     shape = detect_shape(data)
@@ -327,18 +396,8 @@ def import_json(data: Any) -> ImportResult:
         teams: list[Any] = _export_teams(data)
         problems.extend(_orphans(data, teams))
         found = len(_get(data, "weaponprofiles") or [])
-    elif shape == FACTIONS:
-        items = data if isinstance(data, list) else [data]
-        teams = [
-            {**t, "factionname": _get(f, "factionname", "factionName")}
-            for f in items
-            if isinstance(f, Mapping)
-            for t in _get(f, "killteams") or []
-            if isinstance(t, Mapping)
-        ]
-        found = _count(teams)
     else:
-        teams = data if isinstance(data, list) else [data]
+        teams = _teams(data, shape)
         found = _count(teams)
     operatives: list[ImportedOperative] = []
     names = []

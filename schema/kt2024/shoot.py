@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, shoot
+from engine.kt2024 import Attacker, Defender, Shoot, ShootOptions, ShootResult, memory, shoot
 from engine.kt2024.canonical import shoot_key
 from engine.kt2024.scenario import MOST_ATTACKS, MOST_DEFENCE_DICE
 from schema import registry, report
@@ -102,5 +102,6 @@ MODE = registry.register(
         evaluate,
         model=ShootRequest,
         results=(Kt2024ShootResult,),
+        peak_bytes=memory.shoot_bytes,
     )
 )

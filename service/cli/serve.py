@@ -11,7 +11,12 @@ prometheus-client's multiprocess mode, so `/metrics` counts every worker's reque
 worker answers the scrape: the directory (`PROMETHEUS_MULTIPROC_DIR`, else a fresh temporary
 one, removed on exit) is emptied first, before any worker starts. With `KILLMATH_METRICS_PORT`
 this process serves the metrics on that port (same host) and the API port answers 404 for
-`/metrics`.
+`/metrics`. Without `KILLMATH_CACHE_KEY` the workers share one secret generated here, so they
+read each other's Redis entries (`service.cache.Signer`).
+
+The HTTP protocol is uvicorn's (httptools, else h11) with the read timeouts uvicorn lacks
+(`service.protocol`): slow headers or a slow body get 408, idle connections are closed after
+`KILLMATH_KEEP_ALIVE_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -48,6 +54,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"killmath serve: catalog: {error}", file=sys.stderr)
         return 2
     settings = from_environment()
+    if settings.redis_url and settings.cache_key is None and args.workers > 1:
+        # one generated secret for every worker, so that they read each other's entries
+        os.environ["KILLMATH_CACHE_KEY"] = secrets.token_hex(32)
     owned = None
     if args.workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(
@@ -69,6 +78,8 @@ def serve(args: argparse.Namespace) -> int:
             gc.disable()  # the app's start enables it again (service.app.start_the_rest)
         import uvicorn  # here, not at the top: every other command starts without the server
 
+        from service.protocol import AutoProtocol
+
         uvicorn.run(
             "service.app:create_app",
             factory=True,
@@ -78,6 +89,10 @@ def serve(args: argparse.Namespace) -> int:
             access_log=False,  # the service logs each request itself, as JSON
             log_config=None,  # keep the service's JSON logging
             proxy_headers=True,
+            # uvicorn's protocol with header and body read timeouts (service.protocol); the
+            # class itself: uvicorn 0.30 (the floor) takes only its own names as strings
+            http=AutoProtocol,
+            timeout_keep_alive=settings.keep_alive_timeout,  # type: ignore[arg-type]
         )
     finally:
         if owned is not None:

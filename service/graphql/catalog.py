@@ -13,6 +13,7 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
+from strawberry.types import Info
 
 from engine.errors import InputError
 from schema.answers import catalog as answers
@@ -20,6 +21,7 @@ from schema.catalog import catalog
 from schema.catalog import model as catalog_model
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
+from schema.limits import rules_text
 from schema.weapon_rules import format_rules, parse_rules
 from service.graphql.outputs import engine_fields, output_type
 from service.graphql.versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
@@ -31,6 +33,14 @@ MalformedRule = output_type(answers.MalformedRule)
 
 def _error(error: InputError) -> GraphQLError:
     return GraphQLError(error.message, extensions=error.as_json())
+
+
+def _imported(content: str, format: str | None) -> dict[str, Any]:
+    """An import's answer, or the GraphQL error of a document that cannot be imported."""
+    try:
+        return import_text(content, format).as_json()
+    except InputError as exc:
+        raise _error(exc) from None
 
 
 @strawberry.type
@@ -297,7 +307,10 @@ class CatalogQuery:
 
     @strawberry.field(description="weapon-rules text as engine fields, with what was not used")
     def weapon_rules(self, text: str) -> WeaponRules:
-        parsed = parse_rules(text)
+        try:
+            parsed = parse_rules(rules_text(text, "text"))
+        except InputError as exc:
+            raise _error(exc) from None
         return WeaponRules(
             fields=parsed.fields,
             no_numeric_effect=list(parsed.no_numeric_effect),
@@ -307,9 +320,11 @@ class CatalogQuery:
         )  # fmt: skip
 
     @strawberry.field(description="import a ktdash JSON or BattleScribe .cat file's content")
-    def import_profiles(self, content: str, format: str | None = None) -> Imported:
-        try:
-            result: dict[str, Any] = import_text(content, format).as_json()
-        except InputError as exc:
-            raise _error(exc) from None
-        return result
+    def import_profiles(self, info: Info, content: str, format: str | None = None) -> Imported:
+        # an import can take a second of CPU: in the engine pool, never on the event loop
+        # (a plain resolver returning the awaitable, so that a schema executed without the
+        # service, synchronously, still imports in place)
+        service = info.context.get("service") if isinstance(info.context, dict) else None
+        if service is None:
+            return _imported(content, format)
+        return service.computer.in_pool(_imported, content, format)

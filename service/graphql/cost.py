@@ -1,10 +1,13 @@
 """GraphQL's share of the HTTP contract: what a document cost, and its errors counted by code.
 
-Each field that computes charges its cost (`service.costs`) to the request's `Tally` before
-it runs — a `shoot` 1, a `fight` more, `matchups` the sum of its inputs, `matchupGrid` a token
-per cell — through the same bucket as REST (`service.auth`); a field the bucket cannot pay
-fails alone with code `RATE_LIMITED`, the others still answer. The reply says what was
-charged and what is left, as public GraphQL APIs do:
+Each field that computes charges its estimate (`service.costs`: about a token per ms of CPU
+its cells' engine work takes) to the request's `Tally` before it looks anything up — `shoot`
+and `fight` their scenario's, `matchups`, `matchupGrid`, `teamMatchup` and each level's
+`versus` the sum over their distinct cells — through the same bucket as REST
+(`service.auth`); a field the bucket cannot pay fails alone with code `RATE_LIMITED`, the
+others still answer, and a field that would take the document past the per-request ceiling
+(`KILLMATH_MAX_REQUEST_TOKENS`) fails with LIMIT_EXCEEDED, naming what drives its cost. The
+reply says what was charged and what is left, as public GraphQL APIs do:
 
     "extensions": {"cost": {"charged": 12, "remaining": 9988, "limit": 10000, "restoreRate": 100}}
 
@@ -37,10 +40,17 @@ class Tally:
     """The tokens one GraphQL request has been charged, and its key's meter (None when rate
     limiting is off: the cost is then reported, not charged)."""
 
-    def __init__(self, meter: Meter | None) -> None:
+    def __init__(self, meter: Meter | None, ceiling: int) -> None:
         self.meter = meter
+        self.ceiling = ceiling
         self.charged = 0
         self.refused = False
+
+    async def pay(self, estimate: costs.Estimate) -> None:
+        """Charge a field's estimate before it looks anything up, or refuse it: a document
+        may ask at most the per-request ceiling in all (LIMIT_EXCEEDED, naming the field's
+        costliest member), and a field the bucket cannot pay is RATE_LIMITED."""
+        await self.charge(costs.within(estimate, self.ceiling, self.charged).tokens)
 
     async def charge(self, cost: int) -> None:
         """Charge a field's cost before it computes (raises RateLimited)."""

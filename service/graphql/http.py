@@ -38,7 +38,7 @@ from starlette.responses import Response
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
-from service.http import refusal
+from service.http import listed, refusal
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
@@ -226,7 +226,7 @@ def response(result: ExecutionResult, media: str) -> tuple[int, dict[str, Any]]:
     request_error = is_request_error(result)
     body: dict[str, Any] = {} if request_error else {"data": result.data}
     if result.errors:
-        body["errors"] = [_formatted(e, request_error) for e in result.errors]
+        body["errors"] = listed([_formatted(e, request_error) for e in result.errors])
     if result.extensions:
         body["extensions"] = result.extensions
     status = 400 if request_error and media == GRAPHQL_RESPONSE else 200

@@ -12,7 +12,7 @@ negotiated media type and the request, and gives back the status and the body (a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -31,7 +31,7 @@ from schema.limits import too_many_matchups, versus_too_large
 from service import auth, costs, metrics, pages, versus
 from service import grid as grids
 from service import team_matchup as teams
-from service.cache import ByteLRU
+from service.cache import ByteLRU, Tier
 from service.compute import (
     BudgetExceeded,
     Computer,
@@ -39,14 +39,13 @@ from service.compute import (
     Result,
     encode,
     prepare_each,
-    prepare_raw,
 )
 from service.graphql import http as graphql_http
 from service.graphql import scalars
 from service.graphql.cost import CONTEXT_KEY, GraphQLHTTP, Tally
 from service.graphql.http import ALLOW, Params, Refused
 from service.graphql.schema import build_schema
-from service.graphql.uploads import only_uploads
+from service.graphql.uploads import TooManyTokens, only_uploads
 from service.http import RateLimited, refusal, started
 from service.rest.compute import run_grid
 from service.settings import Settings
@@ -63,15 +62,23 @@ class Service:
         self.computer = computer
         self.settings = settings
         self.tally = tally
+        self.computed = False
+        """Whether any answer of this request was computed for it, not found in a cache: such
+        a reply (`cached: false`, a `cachedCells` short of all) is not replayed (`Replies`)."""
+
+    def _found(self, tiers: Iterable[Tier | None]) -> None:
+        self.computed |= any(tier is None for tier in tiers)
 
     async def one(self, body: Any, ruleset: str, mode: str) -> Result:
         envelope = {**body, "ruleset": ruleset, "mode": mode} if isinstance(body, dict) else body
         try:
-            job = prepare_raw(encode(envelope), mode)
-            await self.tally.charge(costs.of_mode(job.mode))
-            return await self.computer.answer(job)
+            job = await self.computer.prepare(encode(envelope), mode)
+            await self.tally.pay(costs.of_job(job))
+            result = await self.computer.answer(job)
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found([result.tier])
+        return result
 
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
@@ -81,23 +88,28 @@ class Service:
 
         async def work() -> list[Result | InputError]:
             prepared = await computer.in_pool(prepare_each, envelopes)
-            await self.tally.charge(costs.of_jobs(prepared))
+            await self.tally.pay(costs.of_jobs(prepared, "inputs"))
             return await computer.answer_many(prepared)
 
         try:
             answers = await computer.within_budget(work())
-        except (BudgetExceeded, RateLimited) as exc:
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found(a.tier for a in answers if isinstance(a, Result))
         return [a if isinstance(a, Result) else a.as_json() for a in answers]
 
     async def grid(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             spec = grids.parse(body, self.settings.max_grid_cells)
-            await self.tally.charge(costs.of_grid(spec.cells()))
-            answer = await run_grid(self.computer, spec)
+
+            async def admit(jobs: Sequence[Job], _: Sequence[int]) -> None:
+                await self.tally.pay(costs.of_jobs(jobs, "attackers"))
+
+            answer = await run_grid(self.computer, spec, admit)
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         assert isinstance(answer, dict)
+        self._found(answer["tiers"])
         return answer
 
     async def versus(self, cells: list[versus.Cell]) -> list[dict[str, Any] | GraphQLError]:
@@ -107,10 +119,19 @@ class Service:
         limit = self.settings.max_grid_cells
         if len(cells) > limit:
             raise graphql_error(versus_too_large(len(cells), limit))
+        computer = self.computer
+
+        async def work() -> list[Result | InputError]:
+            envelopes = [versus.envelope(cell) for cell in cells]
+            prepared = await computer.in_pool(prepare_each, envelopes)
+            await self.tally.pay(costs.of_jobs(prepared, "operativeIds"))
+            return await computer.answer_many(prepared)
+
         try:
-            answers = await self.computer.many([versus.envelope(cell) for cell in cells])
-        except BudgetExceeded as exc:
+            answers = await computer.within_budget(work())
+        except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
+        self._found(a.tier for a in answers if isinstance(a, Result))
         return [
             versus.row(cell, a) if isinstance(a, Result) else graphql_error(a)
             for cell, a in zip(cells, answers, strict=True)
@@ -121,7 +142,7 @@ class Service:
             plan = teams.parse(body, self.settings.max_grid_cells)
 
             async def charge(jobs: Sequence[Job]) -> None:
-                await self.tally.charge(costs.of_jobs(jobs))
+                await self.tally.pay(costs.of_jobs(jobs, "attackers"))
 
             answered = await teams.run(
                 self.computer, plan, charge, lambda results: teams.answer(plan, results)
@@ -129,6 +150,7 @@ class Service:
         except (InputError, BudgetExceeded, RateLimited) as exc:
             raise graphql_error(exc) from None
         assert not isinstance(answered, Response)
+        self._found(answered.tiers)
         return {**answered.body, "cachedCells": answered.cached_cells}
 
 
@@ -149,8 +171,9 @@ class Replies:
 
     GraphQL execution costs milliseconds where the cached answer costs microseconds, so a
     repeated request (same document, same variables) is answered with the bytes of an
-    earlier reply. Only a reply without errors and without `"cached":false` is kept: such a
-    reply says exactly what re-executing would say, `cached: true` included. Bodies and
+    earlier reply. Only a reply without errors, every answer of which came from a cache
+    (`Service.computed` is false), is kept: such a reply says exactly what re-executing
+    would say, `cached: true` and a `cachedCells` of every cell included. Bodies and
     replies count against a byte budget (`service.cache.ByteLRU`): a pair above an eighth of
     it (a big grid) is not kept — its cells are cached one by one anyway.
     """
@@ -164,9 +187,11 @@ class Replies:
         (REPLY_MISS if reply is None else REPLY_HIT).inc()
         return reply
 
-    def offer(self, key: bytes, status: int, answer: dict[str, Any], reply: bytes) -> None:
+    def offer(
+        self, key: bytes, status: int, answer: dict[str, Any], reply: bytes, computed: bool
+    ) -> None:
         """Keep `reply` (the encoded `answer`) for `key` if it may be replayed."""
-        if status != 200 or b'"cached":false' in reply:
+        if status != 200 or computed:
             return
         if "errors" in answer or not answer.get("data"):
             return
@@ -246,14 +271,23 @@ class Endpoint:
         media = graphql_http.negotiate(accept)
         if method == "GET":
             params = graphql_http.params_from_query_string(request.query_params)
-            status, body = await self.execute(params, media, request, state)
+            status, body, _ = await self.execute(params, media, request, state)
             return _response(status, orjson.dumps(body), media)
         graphql_http.check_content_type(request.headers.get("content-type"))
         raw = await request.body()
         limit = state.settings.max_body_bytes
-        if len(raw) > limit and not only_uploads(raw, limit):
-            message = f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
-            return refusal(413, "LIMIT_EXCEEDED", message, limit=limit)
+        if len(raw) > limit:
+            try:
+                uploads = only_uploads(raw, limit, state.settings.graphql_max_tokens)
+            except TooManyTokens as exc:
+                refused = PreExecutionError(data=None, errors=[exc.error])
+                status, body = graphql_http.response(refused, media)
+                return _response(status, orjson.dumps(body), media)
+            if not uploads:
+                message = (
+                    f"the request body exceeds {limit} bytes (only importProfiles may be larger)"
+                )
+                return refusal(413, "LIMIT_EXCEEDED", message, limit=limit)
         replies: Replies = state.graphql_replies
         # a metered request runs every time: its reply says the key's budget as it is now
         cached = replies.budget > 0 and auth.meter(request.scope) is None
@@ -262,25 +296,23 @@ class Endpoint:
         if reply is not None:
             return _response(200, reply, media)
         params = graphql_http.params_from_body(raw)
-        status, body = await self.execute(params, media, request, state)
+        status, body, service = await self.execute(params, media, request, state)
         encoded = orjson.dumps(body)
         if cached:
-            replies.offer(key, status, body, encoded)
+            replies.offer(key, status, body, encoded, service.computed)
         return _response(status, encoded, media)
 
     async def execute(
         self, params: Params, media: str, request: Request, state: Any
-    ) -> tuple[int, dict[str, Any]]:
-        """Run one operation: queries over GET, queries and mutations over POST."""
+    ) -> tuple[int, dict[str, Any], Service]:
+        """Run one operation: queries over GET, queries and mutations over POST. The status,
+        the body, and the service the resolvers used (what it computed)."""
         allowed = {OperationType.QUERY}
         if request.method == "POST":
             allowed.add(OperationType.MUTATION)
-        tally = Tally(auth.meter(request.scope))
-        context = {
-            "request": request,
-            "service": Service(state.computer, state.settings, tally),
-            CONTEXT_KEY: tally,
-        }
+        tally = Tally(auth.meter(request.scope), state.settings.max_request_tokens)
+        service = Service(state.computer, state.settings, tally)
+        context = {"request": request, "service": service, CONTEXT_KEY: tally}
         try:
             result = await state.graphql_schema.execute(
                 params.query,
@@ -299,7 +331,7 @@ class Endpoint:
             result = PreExecutionError(data=None, errors=[error])
         except CannotGetOperationTypeError as exc:
             result = PreExecutionError(data=None, errors=[GraphQLError(exc.as_http_error_reason())])
-        return graphql_http.response(result, media)
+        return (*graphql_http.response(result, media), service)
 
 
 async def published_schema(request: Request) -> Response:

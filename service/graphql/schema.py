@@ -8,7 +8,8 @@ and validated documents are cached (256 documents of up to 4 KB), depth, aliases
 are bounded before any resolver runs, and list arguments are counted before they are
 coerced (the last and the caches: `service.graphql.limits`). With `introspection=False`
 (production) a document selecting `__schema` or `__type` fails validation (graphql-core's
-NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it.
+NoSchemaIntrospectionCustomRule); `__typename` stays, clients need it. With it on, a
+document may select one of them (`OneIntrospection`): each answers the whole schema.
 
 The published schema, `service.graphql.schema` at the repository root, is `sdl()`: the SDL of the
 same types without the service's extensions (they change what a document may do, not the
@@ -36,6 +37,7 @@ from service.graphql.execution import Projecting
 from service.graphql.limits import (
     AliasCount,
     BulkLimits,
+    OneIntrospection,
     SmallParserCache,
     SmallValidationCache,
 )
@@ -96,7 +98,9 @@ def build_schema(
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
         BulkLimits,
     ]
-    if not introspection:
+    if introspection:
+        extensions.append(lambda: AddValidationRules([OneIntrospection]))
+    else:
         extensions.append(lambda: AddValidationRules([NoSchemaIntrospectionCustomRule]))
     return Schema(
         query=query_type(),

@@ -6,18 +6,36 @@ keeps the general limit (`KILLMATH_MAX_BODY_BYTES`): a body above it is served o
 operation selects nothing but `importProfiles` (and `__typename`) at the root, and its
 document, the part GraphQL parses and validates, is itself within the general limit. A body
 that cannot be read as such is refused as too large rather than parsed twice.
+
+The document is parsed here under the token limit (`KILLMATH_GRAPHQL_MAX_TOKENS`), as every
+other document is: graphql-core's lexer stops at the first token past it. Unlimited, a
+megabyte of `a1: __typename a2: ...` beside an `importProfiles` cost over a second of the
+event loop before its refusal; a document past the limit raises the token error here
+(`TooManyTokens`), which the endpoint answers as the parse error it is.
 """
 
 from __future__ import annotations
 
 import orjson
-from graphql import FieldNode, GraphQLError, get_operation_ast, parse
+from graphql import FieldNode, GraphQLError, GraphQLSyntaxError, get_operation_ast, parse
 
 UPLOAD_FIELDS = frozenset({"importProfiles", "__typename"})
 
 
-def only_uploads(body: bytes, max_document: int) -> bool:
-    """True when the body is a JSON GraphQL request whose operation only imports files."""
+TOKEN_ERROR = "Document contains more than"  # graphql-core's message for max_tokens
+
+
+class TooManyTokens(Exception):
+    """A large body's document has more tokens than the limit: `error` is graphql-core's."""
+
+    def __init__(self, error: GraphQLSyntaxError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def only_uploads(body: bytes, max_document: int, max_tokens: int) -> bool:
+    """True when the body is a JSON GraphQL request whose operation only imports files;
+    TooManyTokens when its document has more than `max_tokens` tokens."""
     if b"importProfiles" not in body:  # a scan, not a parse: other big bodies refused fast
         return False
     try:
@@ -30,7 +48,15 @@ def only_uploads(body: bytes, max_document: int) -> bool:
     if not isinstance(query, str) or len(query) > max_document:
         return False
     try:
-        operation = get_operation_ast(parse(query), name if isinstance(name, str) else None)
+        document = parse(query, max_tokens=max_tokens)
+    except GraphQLSyntaxError as exc:
+        if TOKEN_ERROR in exc.message:
+            raise TooManyTokens(exc) from None
+        return False
+    except GraphQLError:
+        return False
+    try:
+        operation = get_operation_ast(document, name if isinstance(name, str) else None)
     except GraphQLError:
         return False
     if operation is None:

@@ -42,13 +42,11 @@ from schema.answers.catalog import (
 from schema.catalog import Catalog, Operative, WeaponProfile, catalog
 from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find, index
 from schema.importers import import_documents, import_text
+from schema.limits import rules_text
 from schema.weapon_rules import parse_rules
-from service import validators
+from service import auth, costs, validators
 from service.http import Endpoint, JSONResponse, answers_errors, computer, refusal
 from service.openapi import catalog as openapi_catalog
-
-# a weapon's rules are a line of text; anything longer is not one
-MAX_RULES_TEXT = 2000
 
 # Load and validate the bundled catalog when the app is built, so bad data stops the
 # service at start-up instead of failing the first request that touches it.
@@ -114,16 +112,20 @@ def _int_param(request: Request, name: str, default: int) -> int:
         raise InputError("INVALID_INPUT", name, "must be an integer") from None
 
 
+async def _pay(request: Request, estimate: costs.Estimate) -> None:
+    """Charge the request its estimate before the work (LIMIT_EXCEEDED above the ceiling)."""
+    ceiling = request.app.state.settings.max_request_tokens
+    await auth.charge(request.scope, costs.within(estimate, ceiling).tokens)
+
+
 @answers_errors
 async def weapon_rules(request: Request) -> Response:
     text = request.query_params.get("text")
     if text is None:
         raise InputError("INVALID_INPUT", "text", "the query parameter text is required")
-    if len(text) > MAX_RULES_TEXT:
-        raise InputError(
-            "LIMIT_EXCEEDED", "text", f"at most {MAX_RULES_TEXT} characters", MAX_RULES_TEXT
-        )
-    return JSONResponse(answer(WeaponRulesResult, parse_rules(text).as_json()).as_json())
+    checked = rules_text(text, "text")
+    await _pay(request, costs.of_bytes(len(text.encode()), "text", costs.RULE_BYTE_MS))
+    return JSONResponse(answer(WeaponRulesResult, parse_rules(checked).as_json()).as_json())
 
 
 async def catalog_report(request: Request) -> Response:
@@ -215,19 +217,25 @@ async def import_file(request: Request) -> Response:
     format = request.query_params.get("format")
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         documents = await _uploads(request)
+        size = sum(len(text) for _, text in documents)
+        await _pay(request, costs.of_bytes(size, "file", costs.IMPORT_BYTE_MS))
         found = await computer(request).in_pool(import_documents, documents, format)
         sources = [{"source": source, **result.as_json()} for source, result in found]
         return JSONResponse(answer(UploadResult, {"sources": sources}).as_json())
     content = await request.body()
+    await _pay(request, costs.of_bytes(len(content), "", costs.IMPORT_BYTE_MS))
     result = await computer(request).in_pool(import_text, content, format)
     return JSONResponse(answer(ImportResult, result.as_json()).as_json())
 
 
 openapi_paths = openapi_catalog.openapi_paths
 
-# a catalog read is fixed by the catalog version (every URL's answer changes with it alone)
+# a catalog read is fixed by the catalog version and the URL (its path and query): two reads
+# that answer different bodies never share a tag, even if a client sends one's to the other
 catalog_read = validators.conditional(
-    lambda request: validators.etag("catalog", [catalog().version]),
+    lambda request: validators.etag(
+        "catalog", [catalog().version], request.url.path, request.url.query
+    ),
     validators.CATALOG_CACHE_CONTROL,
 )
 

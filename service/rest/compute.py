@@ -29,17 +29,13 @@ from schema.errors import error_body
 from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
-from service.compute import (
-    Computer,
-    Job,
-    Result,
-    encode,
-    prepare_each,
-    prepare_raw,
-    result_body,
-)
-from service.http import Endpoint, JSONResponse, answers_errors, computer, json_body
+from service.compute import Computer, Job, Result, encode, prepare_each, result_body
+from service.http import Endpoint, JSONResponse, answers_errors, computer, parsed_body
 from service.validators import ANSWER_CACHE_CONTROL
+
+
+def _ceiling(request: Request) -> int:
+    return request.app.state.settings.max_request_tokens
 
 
 def _redis(request: Request) -> bool:
@@ -70,13 +66,16 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
         raw = await request.body()
-        job = prepare_raw(raw if ruleset is None else in_ruleset(raw, ruleset), mode)
+        body = raw if ruleset is None else in_ruleset(raw, ruleset)
+        job = await computer(request).prepare(body, mode)
+        estimate = costs.within(costs.of_job(job), _ceiling(request))
         minimal = validators.wants_minimal(request)
-        tag = validators.etag(mode, [job.key], "minimal" if minimal else "full")
+        cell = validators.cell(job.key, job.ignored)
+        tag = validators.etag(mode, [cell], "minimal" if minimal else "full")
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Prefer")
-        await auth.charge(request.scope, costs.of_mode(job.mode))
+        await auth.charge(request.scope, estimate.tokens)
         result = await computer(request).answer(job)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL, "Prefer")
         headers["cache-status"] = validators.cache_status(
@@ -91,13 +90,16 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
 
 
 def _identity(item: Job | InputError) -> str:
-    """What fixes one batch line: its canonical key, or its error (a key never starts '{')."""
-    return item.key if isinstance(item, Job) else orjson.dumps(item.as_json()).decode()
+    """What fixes one batch line: its canonical key and rules ignored (`validators.cell`),
+    or its error (a key never starts '{')."""
+    if isinstance(item, Job):
+        return validators.cell(item.key, item.ignored)
+    return orjson.dumps(item.as_json()).decode()
 
 
 @answers_errors
 async def batch(request: Request) -> Response:
-    envelopes = await json_body(request)
+    envelopes = await parsed_body(request)
     if not isinstance(envelopes, list):
         raise InputError("INVALID_INPUT", "", "a batch is a JSON array of envelopes")
     limit = request.app.state.settings.max_batch
@@ -107,11 +109,12 @@ async def batch(request: Request) -> Response:
 
     async def work() -> Response:
         prepared = await service.in_pool(prepare_each, envelopes)
+        estimate = costs.within(costs.of_jobs(prepared), _ceiling(request))
         tag = validators.etag("batch", map(_identity, prepared))
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL)
-        await auth.charge(request.scope, costs.of_jobs(prepared))
+        await auth.charge(request.scope, estimate.tokens)
         answers = await service.answer_many(prepared)
         headers = validators.validator_headers(tag, ANSWER_CACHE_CONTROL)
         tiers = [a.tier for a in answers if isinstance(a, Result)]
@@ -158,18 +161,23 @@ async def grid(request: Request) -> Response:
     """A grid as JSON `{atLeast, cells}` or, for `Accept: text/csv`, CSV. The REST body has no
     `cachedCells` (it would differ between calls): `Cache-Status` counts the cells each tier
     answered."""
-    spec = grids.parse(await json_body(request), request.app.state.settings.max_grid_cells)
+    max_cells = request.app.state.settings.max_grid_cells
+    spec = await parsed_body(request, lambda body: grids.parse(body, max_cells))
     csv = "text/csv" in request.headers.get("accept", "")
     tag = ""
 
     async def admit(jobs: Sequence[Job], thresholds: Sequence[int]) -> Response | None:
         nonlocal tag
+        estimate = costs.within(costs.of_jobs(jobs, "attackers"), _ceiling(request))
+        # the CSV has no ignoredRules column; the cells' indices follow from the shape
+        cells = (job.key if csv else validators.cell(job.key, job.ignored) for job in jobs)
+        shape = repr((len(spec.attackers), len(spec.defenders), len(spec.situations)))
         media = "csv" if csv else "json"
-        tag = validators.etag("grid", (job.key for job in jobs), media, repr(tuple(thresholds)))
+        tag = validators.etag("grid", cells, media, repr(tuple(thresholds)), shape)
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, "Accept")
-        await auth.charge(request.scope, costs.of_grid(len(jobs)))
+        await auth.charge(request.scope, estimate.tokens)
         return None
 
     answer = await run_grid(computer(request), spec, admit)

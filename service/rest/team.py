@@ -28,7 +28,7 @@ from service import auth, costs, validators
 from service import team_matchup as teams
 from service.cache import ByteLRU
 from service.compute import Job, Result
-from service.http import answers_errors, computer, json_body
+from service.http import answers_errors, computer, parsed_body
 from service.openapi.catalog import examples
 from service.openapi.document import Components, error_responses, operation
 from service.openapi.document import json_body as json_request
@@ -60,13 +60,16 @@ RENDERED = Rendered(32 * 1024 * 1024)
 
 @answers_errors
 async def team_matchup(request: Request) -> Response:
-    plan = teams.parse(await json_body(request), request.app.state.settings.max_grid_cells)
+    max_cells = request.app.state.settings.max_grid_cells
+    plan = await parsed_body(request, lambda body: teams.parse(body, max_cells))
     csv = "text/csv" in request.headers.get("accept", "")
     minimal = not csv and validators.wants_minimal(request)
     tag = ""
 
     async def admit(jobs: Sequence[Job]) -> Response | None:
         nonlocal tag
+        ceiling = request.app.state.settings.max_request_tokens
+        estimate = costs.within(costs.of_jobs(jobs, "attackers"), ceiling)
         cells, rest = teams.identity(plan, jobs)
         media = "csv" if csv else "json"
         compact = ("minimal",) if minimal else ()  # the full answer's tag as it always was
@@ -74,7 +77,7 @@ async def team_matchup(request: Request) -> Response:
         matched = validators.matches(request, tag)
         if matched is not None:
             return validators.not_modified(matched, ANSWER_CACHE_CONTROL, VARY)
-        await auth.charge(request.scope, costs.of_jobs(jobs))
+        await auth.charge(request.scope, estimate.tokens)
         return None
 
     def render(results: list[Result]) -> bytes:

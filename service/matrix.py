@@ -16,11 +16,13 @@ for 49 teams) the parts come out even.
 Estimating must cost a shard far less than its own part, or N shards would each pay for the
 whole matrix's preparation: preparing a fight (validating it, its canonical key) takes longer
 than the heuristic fight itself, and preparing every shot of a 12-team matrix was a quarter
-of a shard's CPU (`benchmarks/bench_matrix.py`). So a pair is priced from samples, each scaled to
-the whole: its shots against `DEFENDER_SAMPLE` of its defenders (every profile, every
-situation), and `FIGHT_SAMPLE` of its fights, evenly spaced; only the shard that owns a pair
-prepares all its cells. Under a cost model by mode (a shot 1 token, a fight `costs.FIGHT`)
-the samples are exact.
+of a shard's CPU (`benchmarks/bench_matrix.py`). So a pair is priced from samples, each
+scaled to the whole: its shots against `DEFENDER_SAMPLE` of its distinct defenders (every
+profile, every situation) and `FIGHT_SAMPLE` of its distinct fights, evenly spaced (a horde
+of alike operatives is a few keys, each computed once: counting its cells would overprice
+it). Only the shard that owns a pair prepares all its cells. The price is `costs.of_cells`,
+the rate limiter's per-cell price (`engine.cost`'s CPU estimate of each scenario) without a
+request's fixed part.
 
 Cells are answered as the service answers them (`service.compute`'s functions): looked up in
 the cache (L1, then Redis when configured), the missing ones evaluated and stored under the
@@ -34,7 +36,7 @@ import heapq
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.errors import InputError
 from schema.catalog import Catalog
@@ -44,10 +46,12 @@ from service import team_matchup as teams
 from service.cache import Cache
 from service.compute import CHUNK, Job, Result, encode, evaluate_chunk, prepare_raw
 
+T = TypeVar("T")
+
 FIGHT_SAMPLE = 4
-"""Fights of a pair prepared to price them all (module docstring)."""
+"""Distinct fights of a pair prepared to price them all (module docstring)."""
 DEFENDER_SAMPLE = 2
-"""Defenders of a pair whose shots are prepared to price all its shots."""
+"""Distinct defenders of a pair whose shots are prepared to price all its shots."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ class Pair:
     defender: str
     plan: teams.Plan
     cells: int
-    cost: int
+    cost: float  # estimated CPU milliseconds
 
 
 def team_ids(cat: Catalog, wanted: Sequence[str] | None) -> list[str]:
@@ -80,40 +84,72 @@ def body(attacker: str, defender: str, extra: dict[str, Any]) -> dict[str, Any]:
     return {"attackers": {"killTeamId": attacker}, "defenders": {"killTeamId": defender}, **extra}
 
 
-def _tokens(jobs: Sequence[Job]) -> int:
-    """The cost model's estimate of prepared cells: a whole number of tokens (an int on
-    main, an estimate with `tokens` under the CPU-time model of issue 34)."""
-    estimate: Any = costs.of_jobs(jobs)
-    return int(getattr(estimate, "tokens", estimate))
+def _ms(jobs: Sequence[Job]) -> float:
+    """The cost model's estimate of prepared cells, each distinct key once (the cache
+    computes it once), in CPU milliseconds (`costs.of_cells`: no request's fixed part, no
+    rounding to tokens, either of which would swamp a small sample)."""
+    return costs.of_cells({job.key: job for job in jobs}.values())
 
 
-def _sample(plan: teams.Plan) -> list[Job]:
-    """`FIGHT_SAMPLE` of the plan's fights, evenly spaced, prepared; one that fails is left
-    out here (the shard owning the pair reports it, located, when it prepares them all)."""
-    step = max(1, len(plan.fights) // FIGHT_SAMPLE)
+_PARTS: dict[tuple[str, str], str] = {}
+
+
+def _part(kind: str, item: Any) -> str:
+    """One side's engine fields as text (`kind`: a profile's attacker fields, an operative's
+    fighter or defender fields), memoised by id: the catalog is fixed for the process's life,
+    and a 49-team matrix asks for each a few thousand times."""
+    found = _PARTS.get((kind, item.id))
+    if found is None:
+        found = _PARTS[(kind, item.id)] = repr(sorted(getattr(item, kind)().items()))
+    return found
+
+
+def _identity(*parts: str | None) -> tuple[str | None, ...]:
+    """What a cell's canonical key is a function of, as read off the catalog's engine fields
+    (cheap: no validation, no canonical form): cells alike here are one key, computed once."""
+    return parts
+
+
+def _spread(items: Sequence[T], count: int) -> list[T]:
+    """`count` of `items`, evenly spaced (all of them when there are fewer)."""
+    step = max(1, len(items) // count)
+    return list(items[::step][:count])
+
+
+def _fights(plan: teams.Plan) -> tuple[list[Job], int]:
+    """A sample of the plan's distinct fights, prepared, and how many distinct fights there
+    are; one that fails is left out here (the shard owning the pair reports it, located,
+    when it prepares them all)."""
+    distinct: dict[tuple[str | None, ...], teams.Fight] = {}
+    for fight in plan.fights:
+        attacker = plan.catalog.operatives[fight.mine.operative_id]
+        theirs = None if fight.theirs is None else _part("attacker_fields", fight.theirs)
+        key = _identity(_part("attacker_fields", fight.mine), _part("fighter_fields", attacker),
+                        _part("fighter_fields", fight.defender), theirs)  # fmt: skip
+        distinct.setdefault(key, fight)
     jobs = []
-    for fight in plan.fights[::step][:FIGHT_SAMPLE]:
+    for fight in _spread(list(distinct.values()), FIGHT_SAMPLE):
         try:
             jobs.append(prepare_raw(encode(teams.fight_envelope(plan, fight))))
         except InputError:
             continue
-    return jobs
+    return jobs, len(distinct)
 
 
-def estimate(plan: teams.Plan) -> int:
-    """A pair's cost: its shots' as those against a sample of its defenders, and its fights'
-    as a sample of them, each scaled to the whole (module docstring)."""
-    cost = 0
-    step = max(1, len(plan.defenders) // DEFENDER_SAMPLE)
-    defenders = plan.defenders[::step][:DEFENDER_SAMPLE]
-    if plan.shots and defenders:
-        side = Side(operativeIds=[op.id for op in defenders])
+def estimate(plan: teams.Plan) -> float:
+    """A pair's cost: its shots' as those against a sample of its distinct defenders, and its
+    fights' as a sample of its distinct fights, each scaled to the whole (module docstring)."""
+    cost = 0.0
+    defenders = list({_part("defender_fields", op): op for op in plan.defenders}.values())
+    sample = _spread(defenders, DEFENDER_SAMPLE)
+    if plan.shots and sample:
+        side = Side(operativeIds=[op.id for op in sample])
         request = plan.request.model_copy(update={"melee": None, "defenders": side})
         shots = teams.prepare_cells(teams.Plan(request, plan.catalog))
-        cost += round(_tokens(shots) * len(plan.defenders) / len(defenders))
-    sample = _sample(plan)
-    if sample:
-        cost += round(_tokens(sample) * len(plan.fights) / len(sample))
+        cost += _ms(shots) * len(defenders) / len(sample)
+    fights, distinct = _fights(plan)
+    if fights:
+        cost += _ms(fights) * distinct / len(fights)
     return cost
 
 
@@ -135,7 +171,7 @@ def partition(pairs: Sequence[Pair], shards: int) -> list[list[Pair]]:
     """`shards` disjoint parts of the pairs balanced by cost: the costliest pair first, each
     to the part with the least cost so far (the lowest index on a tie; the LPT rule, within
     4/3 of the best split). Each part keeps the pairs' own order. Deterministic."""
-    loads = [(0, index) for index in range(shards)]
+    loads = [(0.0, index) for index in range(shards)]
     owner: dict[int, int] = {}
     for place in sorted(range(len(pairs)), key=lambda i: (-pairs[i].cost, i)):
         load, index = heapq.heappop(loads)
@@ -149,12 +185,13 @@ def partition(pairs: Sequence[Pair], shards: int) -> list[list[Pair]]:
 
 async def answer(cache: Cache, jobs: Sequence[Job]) -> tuple[list[Result], int]:
     """Every job's answer, in order, and how many the cache had: a lookup of the distinct
-    keys, then the missing evaluated a chunk at a time (`service.compute.CHUNK`, so each
+    keys (a Redis entry not of its mode's answer shape is a miss, as in `Computer.results`),
+    then the missing evaluated a chunk at a time (`service.compute.CHUNK`, so each
     Redis write fits its time limit as the service's do) and stored. A cell only the engine
     refuses (a cross-field rule) raises its InputError, as it fails the team matchup."""
     keys = list(dict.fromkeys(job.key for job in jobs))
     by_key = {job.key: job for job in jobs}
-    found = await cache.get_many(keys)
+    found = await cache.get_many(keys, lambda key, out: by_key[key].mode.fits(out))
     outputs = {key: output for key, (output, _) in found.items()}
     tiers = {key: tier for key, (_, tier) in found.items()}
     missing = [by_key[key] for key in keys if key not in found]

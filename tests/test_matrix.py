@@ -250,16 +250,18 @@ def test_the_split_balances_cost_not_pair_count():
 
 
 def test_a_pairs_estimate_is_the_cost_model_over_its_cells():
-    """Fights are priced from a sample (preparing them all in every shard would cost each
-    shard the whole matrix's preparation): with a cost by mode the sample is exact; a model
-    by scenario stays close."""
+    """A pair is priced from samples of its shots and fights (preparing them all in every
+    shard would cost each shard the whole matrix's preparation), which stay close to the
+    cost model over every cell."""
     from service import costs
 
-    for pair in plan_pairs(["kasrkin", "kommandos", "angels-of-death"], {"melee": {}}):
-        estimate_all: object = costs.of_jobs(teams.prepare_cells(pair.plan))
-        tokens = int(getattr(estimate_all, "tokens", estimate_all))
-        assert abs(estimate(pair.plan) - tokens) <= 0.25 * tokens
-        assert pair.cells == len(teams.prepare_cells(pair.plan))
+    extra = {"melee": {}, "situations": SITUATIONS}
+    for pair in plan_pairs(["kasrkin", "kommandos", "angels-of-death"], extra):
+        jobs = teams.prepare_cells(pair.plan)
+        every = costs.of_cells({job.key: job for job in jobs}.values())
+        assert abs(estimate(pair.plan) - every) <= 0.25 * every
+        assert pair.cost == estimate(pair.plan)
+        assert pair.cells == len(jobs)
 
 
 def test_without_out_the_rows_are_json_lines_on_stdout(tmp_path, capsys):

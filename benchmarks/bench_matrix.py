@@ -156,7 +156,8 @@ def main() -> None:
         f"fixed per process {fixed:.2f} s CPU; one process {one:.2f} s CPU, {one_wall:.2f} s wall"
     )
     print(f"rate: {rate:.0f} cells per CPU second (per core)")
-    print(f"estimated per shard {estimated}: max/mean {max(estimated) / mean(estimated):.3f}")
+    shown = [round(e, 1) for e in estimated]
+    print(f"estimated per shard {shown}: max/mean {max(estimated) / mean(estimated):.3f}")
     print(f"measured per shard {[round(m, 2) for m in measured]} s: max/mean {balance:.3f}")
     print(f"{args.shards} shards at once: {together_wall:.2f} s wall = "
           f"{together_wall / one_wall:.2f} x one process on this machine")  # fmt: skip

@@ -4,8 +4,10 @@
 #   deploy/lock.sh            # after changing a dependency: other pins stay as they are
 #   deploy/lock.sh --upgrade  # to take newer releases of everything
 #
-#   requirements-dev.lock   the runtime and the dev extra: CI and the README's test command
-#   requirements.lock       the runtime alone, the same versions: the image and `serve`
+#   requirements-dev.lock   the runtime, the dev and matrix extras: CI and the README's test command
+#   requirements.lock       the runtime and the matrix extra (pyarrow, which only `killmath
+#                           matrix --out` imports), the same versions: the image and `serve`;
+#                           one image serves the API and runs the matrix Job (deploy/k8s/matrix)
 #   requirements-floors.lock  every direct dependency (dev extra included) at its floor in
 #                           pyproject.toml (--resolution lowest-direct): the suite is run
 #                           there to show the floors hold (the README says how)
@@ -31,10 +33,12 @@ for lock in requirements-dev.lock requirements.lock requirements-floors.lock; do
     if ! $upgrade && [[ -f "$lock" ]]; then cp "$lock" "$lock.tmp"; fi
 done
 
-"$UV" pip compile "${common[@]}" --extra dev pyproject.toml -o requirements-dev.lock.tmp
-"$UV" pip compile "${common[@]}" -c requirements-dev.lock.tmp pyproject.toml \
+"$UV" pip compile "${common[@]}" --extra dev --extra matrix pyproject.toml \
+    -o requirements-dev.lock.tmp
+"$UV" pip compile "${common[@]}" --extra matrix -c requirements-dev.lock.tmp pyproject.toml \
     -o requirements.lock.tmp
-"$UV" pip compile "${common[@]}" --resolution lowest-direct --extra dev pyproject.toml \
+"$UV" pip compile "${common[@]}" --resolution lowest-direct --extra dev --extra matrix \
+    pyproject.toml \
     -o requirements-floors.lock.tmp
 for lock in requirements-dev.lock requirements.lock requirements-floors.lock; do
     { echo "$header"; cat "$lock.tmp"; } >"$lock"

@@ -92,7 +92,7 @@ def of_jobs(jobs: Iterable[Job | object], container: str = "") -> Estimate:
     for index, job in enumerate(jobs):
         if isinstance(job, Job):
             distinct.setdefault(job.key, (index, job))
-    ms = REQUEST_MS + sum(CELL_MS + job.work.ms for _, job in distinct.values())
+    ms = REQUEST_MS + of_cells(job for _, job in distinct.values())
     if not distinct:
         return Estimate(_tokens(ms))
     index, top = max(distinct.values(), key=lambda found: found[1].work.ms)
@@ -102,6 +102,14 @@ def of_jobs(jobs: Iterable[Job | object], container: str = "") -> Estimate:
     elif len(distinct) > 1 or index > 0:
         field = f"{index}.{field}" if field else str(index)
     return Estimate(_tokens(ms), field)
+
+
+def of_cells(jobs: Iterable[Job]) -> float:
+    """The estimated CPU milliseconds of distinct prepared cells, each its lookup and share
+    of the answer and its evaluation: a request's price without its fixed part and before
+    rounding to tokens, which is what `killmath matrix` balances its shards by (a sample of
+    cells scaled to the whole; `service.matrix`)."""
+    return sum(CELL_MS + job.work.ms for job in jobs)
 
 
 def of_job(job: Job) -> Estimate:

@@ -246,3 +246,59 @@ def test_every_replica_signs_redis_entries_with_one_key_from_a_secret(overlay):
         assert ref["name"] in secrets and ref["key"] in secrets[ref["name"]]["data"]
     else:
         assert ref["name"].startswith("killmath-cache-key") and not secrets
+
+
+def test_matrix_is_an_indexed_job_of_the_service_image_and_secrets():
+    """Issue 31: `killmath matrix` as an Indexed Job, N written three times and agreeing, the
+    service's image (tag as prod's), Redis URL and cache key from the service's Secrets, the
+    parts on a volume shared by every index, locked down like the API pods."""
+    docs = _render("matrix")
+    job = _one(docs, "Job", "killmath-matrix")["spec"]
+    assert job["completionMode"] == "Indexed"
+    pod = job["template"]["spec"]
+    (container,) = pod["containers"]
+    args = container["args"]
+    assert args[0] == "matrix"
+    shards = int(args[args.index("--shards") + 1])
+    assert job["completions"] == job["parallelism"] == shards
+    assert pod["restartPolicy"] == "Never"
+    api = _api_container(_render("prod"))
+    assert container["image"] == api["image"]
+    env = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"]}
+    assert env["KILLMATH_REDIS_URL"] == {"name": "killmath-redis", "key": "url", "optional": False}
+    assert env["KILLMATH_CACHE_KEY"]["name"] == "killmath-cache-key"
+    out = args[args.index("--out") + 1]
+    (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == out]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    claim = _one(docs, "PersistentVolumeClaim", volume["persistentVolumeClaim"]["claimName"])
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    security = container["securityContext"]
+    assert security["readOnlyRootFilesystem"] is True
+    assert security["capabilities"]["drop"] == ["ALL"]
+    (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert container["envFrom"] == [{"configMapRef": {"name": config["metadata"]["name"]}}]
+    known = {f"KILLMATH_{name.upper()}" for name in Settings.model_fields}
+    assert set(config["data"]) <= known, set(config["data"]) - known
+    policy = _one(docs, "NetworkPolicy", "killmath-matrix")["spec"]
+    labels = job["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= labels.items()
+    assert "ingress" not in policy
+    assert not [d for d in docs if d["kind"] in ("Secret", "Deployment")]
+
+
+def test_the_image_entry_point_runs_the_matrix(tmp_path):
+    """The Job's first argument `matrix` runs `killmath matrix`; anything else is `serve`'s."""
+    fake = tmp_path / "killmath"
+    fake.write_text('#!/bin/sh\necho "$@"\n')
+    fake.chmod(0o755)
+    entry = REPO / "deploy" / "entrypoint.sh"
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+
+    def run(*args: str) -> str:
+        done = subprocess.run(["sh", str(entry), *args], capture_output=True, text=True,
+                              env=env, timeout=30, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    assert run("matrix", "--shards", "8") == "matrix --shards 8"
+    assert run("--host", "0.0.0.0") == "serve --host 0.0.0.0"

@@ -38,6 +38,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "service.cli.serve": ("serve",),
     "service.cli.catalog": ("rules", "import"),
     "service.cli.graphql": ("graphql-schema",),
+    "service.cli.matrix": ("matrix",),
 }
 
 START_DEFAULTS: dict[str, str] = {

@@ -193,3 +193,24 @@ def test_versus_is_charged_the_sum_over_its_cells(client) -> None:
     answer = reply.json()
     assert "errors" not in answer, answer["errors"]
     assert answer["extensions"]["cost"]["charged"] == expected
+
+
+def test_graphql_text_and_files_are_charged_by_their_bytes_as_rest_is(client: TestClient) -> None:
+    """`weaponRules(text)` and `importProfiles` cost what `/v1/weapon-rules` and `/v1/import`
+    cost for the same bytes (they cost 1 before), taken before they are read."""
+    text = ", ".join(["Lethal 5+", "Piercing 1", "Devastating 3"] * 50)[:1990]
+    expected = costs.of_bytes(len(text.encode()), "text", costs.RULE_BYTE_MS).tokens
+    query = "query($t: String!) { weaponRules(text: $t) { unknown } }"
+    reply = client.post(
+        "/graphql", json={"query": query, "variables": {"t": text}}, headers=AUTH
+    ).json()
+    assert reply["extensions"]["cost"]["charged"] == expected > 1
+    content = (Path(__file__).parent / "fixtures" / "import_ktdash.json").read_text()
+    expected = costs.of_bytes(len(content.encode()), "content", costs.IMPORT_BYTE_MS).tokens
+    query = "query($c: String!) { importProfiles(content: $c) { __typename } }"
+    reply = client.post(
+        "/graphql", json={"query": query, "variables": {"c": content}}, headers=AUTH
+    ).json()
+    assert "errors" not in reply and reply["extensions"]["cost"]["charged"] == expected
+    rest = client.post("/v1/import", content=content.encode(), headers=AUTH)
+    assert rest.status_code == 200

@@ -23,6 +23,7 @@ from schema.catalog.query import DEFAULT_PAGE, OperativeFilter, find
 from schema.importers import import_text
 from schema.limits import rules_text
 from schema.weapon_rules import format_rules, parse_rules
+from service import costs
 from service.graphql.outputs import engine_fields, output_type
 from service.graphql.versus import DESCRIPTION, VersusCell, operative_versus, profile_versus
 
@@ -306,25 +307,45 @@ class CatalogQuery:
         return WeaponProfile.of(found) if found else None
 
     @strawberry.field(description="weapon-rules text as engine fields, with what was not used")
-    def weapon_rules(self, text: str) -> WeaponRules:
+    def weapon_rules(self, info: Info, text: str) -> WeaponRules:
+        # charged by its bytes when served (a plain resolver returning the awaitable, so a
+        # schema executed without the service, synchronously, still parses in place)
         try:
-            parsed = parse_rules(rules_text(text, "text"))
+            checked = rules_text(text, "text")
         except InputError as exc:
             raise _error(exc) from None
-        return WeaponRules(
-            fields=parsed.fields,
-            no_numeric_effect=list(parsed.no_numeric_effect),
-            unknown=list(parsed.unknown),
-            malformed=[{"text": m.text, "rule": m.rule, "message": m.message}
-                       for m in parsed.malformed],
-        )  # fmt: skip
+        service = info.context.get("service") if isinstance(info.context, dict) else None
+        if service is None:
+            return _rules(checked)
+
+        async def priced() -> WeaponRules:
+            await service.pay_bytes(len(text.encode()), "text", costs.RULE_BYTE_MS)
+            return _rules(checked)
+
+        return priced()  # type: ignore[return-value]
 
     @strawberry.field(description="import a ktdash JSON or BattleScribe .cat file's content")
     def import_profiles(self, info: Info, content: str, format: str | None = None) -> Imported:
         # an import can take a second of CPU: in the engine pool, never on the event loop
         # (a plain resolver returning the awaitable, so that a schema executed without the
-        # service, synchronously, still imports in place)
+        # service, synchronously, still imports in place), charged by its bytes first
         service = info.context.get("service") if isinstance(info.context, dict) else None
         if service is None:
             return _imported(content, format)
-        return service.computer.in_pool(_imported, content, format)
+
+        async def priced() -> Imported:
+            await service.pay_bytes(len(content.encode()), "content", costs.IMPORT_BYTE_MS)
+            return await service.computer.in_pool(_imported, content, format)
+
+        return priced()  # type: ignore[return-value]
+
+
+def _rules(text: str) -> WeaponRules:
+    """Rule text (within the cap already) as `weaponRules` answers it."""
+    parsed = parse_rules(text)
+    return WeaponRules(
+        fields=parsed.fields,
+        no_numeric_effect=list(parsed.no_numeric_effect),
+        unknown=list(parsed.unknown),
+        malformed=[m.as_json() for m in parsed.malformed],
+    )

@@ -85,6 +85,14 @@ class Service:
         self._found([result.tier])
         return result
 
+    async def pay_bytes(self, size: int, field: str, per_byte: float) -> None:
+        """Charge text or a file by its bytes before it is read (`weaponRules(text)`,
+        `importProfiles`), as REST's `/v1/weapon-rules` and `/v1/import` are charged."""
+        try:
+            await self.tally.pay(costs.of_bytes(size, field, per_byte))
+        except (InputError, RateLimited) as exc:
+            raise graphql_error(exc) from None
+
     async def many(self, envelopes: list[Any]) -> list[Result | dict[str, Any]]:
         limit = self.settings.max_matchups
         if len(envelopes) > limit:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import orjson
 
+from engine.errors import InputError
 from schema.grid import GridRequest
 from service import compute
 from service import grid as grids
@@ -62,3 +63,40 @@ def test_a_job_above_the_largest_is_not_memoised(monkeypatch):
     assert len(job.ignored) == 150
     assert compute.job_size(job) > 512
     assert len(compute._PREPARED) == 0
+
+
+def test_a_jobs_size_bound_is_never_under_what_it_holds():
+    """`job_size` sizes a job from its key (`KEY_BYTES`, `JOB_BYTES`) instead of walking it:
+    over every spec example and random shoots and fights it is at least the walked size."""
+    import json
+    import random
+    import sys
+    from pathlib import Path
+
+    from service.cache import footprint
+
+    rng = random.Random(11)
+    envelopes: list[dict] = [
+        example["scenario"]
+        for path in sorted((Path(__file__).parent / "spec").glob("*-examples.json"))
+        for example in json.loads(path.read_text())
+        if isinstance(example, dict) and "scenario" in example
+    ]
+    for _ in range(300):
+        envelopes.append({"mode": "shoot",
+                          "attacker": {"attacks": rng.randint(1, 8), "piercing": rng.randint(0, 2),
+                                       "weaponRules": rng.choice(["", "Lethal 5+, Rending"])},
+                          "defender": {"wounds": rng.randint(1, 30), "coverSaves": rng.randint(0, 1)},
+                          "options": {"exact": rng.random() < 0.5, "rounds": rng.randint(1, 4)}})  # fmt: skip
+        envelopes.append({"mode": "fight", "fighterA": {"attacks": rng.randint(1, 6)},
+                          "fighterB": {"wounds": rng.randint(5, 20)}})  # fmt: skip
+    checked = 0
+    for envelope in envelopes:
+        try:
+            job = compute.prepare(envelope)
+        except InputError:  # an example of a refusal
+            continue
+        walked = footprint((job.scenario, job.key, job.ignored)) + sys.getsizeof(job)
+        assert walked <= compute.job_size(job), envelope
+        checked += 1
+    assert checked > 600

@@ -328,7 +328,9 @@ def test_damaged_entries_are_recomputed_and_overwritten():
         assert eventually(lambda: stored(client, good) and stored(client, other))
         raw = client.get(key)
         assert SIGNER.decode(good["canonicalKey"], raw) == without_service_members(good)
-        assert cache_tier(shoot_response(server, 1)) == "redis"  # read back (no L1)
+        # read back (no L1); on a loaded machine one read may outlast the short Redis time
+        # limit and be a miss by design, so the read is retried, not the test
+        assert eventually(lambda: cache_tier(shoot_response(server, 1)) == "redis")
         copies = damaged_copies(raw, client.get(redis_key(other["canonicalKey"])))
         assert SIGNER.decode(good["canonicalKey"], copies["a digit altered"]) is None
         assert orjson.loads(copies["a digit altered"][MAC:])["k"] == good["canonicalKey"]

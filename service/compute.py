@@ -139,12 +139,16 @@ def job_size(job: Job) -> int:
     return JOB_BYTES + KEY_BYTES * len(job.key) + footprint(job.ignored)
 
 
-def _prepare_body(raw: bytes, mode: str | None) -> Job:
+def loads(raw: bytes) -> Any:
+    """The parsed JSON of a body, or INVALID_INPUT naming what is wrong with it."""
     try:
-        envelope = orjson.loads(raw)
+        return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
-    return prepare(envelope, mode)
+
+
+def _prepare_body(raw: bytes, mode: str | None) -> Job:
+    return prepare(loads(raw), mode)
 
 
 def encode(envelope: Any) -> bytes:

@@ -20,8 +20,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.logs import REQUEST_ID
 
-CLIENT_GONE = 499  # the status nginx records for a client that closed its request
+CLIENT_GONE = 499
+"""The status a request is counted and logged with when its client left before it could be
+answered (nginx's "client closed request"): nothing is sent, and it is no server error."""
 log = logging.getLogger("killmath.disconnect")
+
+
+def client_gone(**detail: object) -> None:
+    """The one line a client gone before its answer leaves: INFO, with the request id, while
+    its body was read (`ServiceMiddleware`) or while its work ran (`Disconnect`)."""
+    log.info("client gone", extra={"requestId": REQUEST_ID.get(""), **detail})
 
 
 class Disconnect:
@@ -73,8 +81,7 @@ class Disconnect:
             work.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await work
-            # the same line as a client gone while its body was read (`ServiceMiddleware`)
-            log.info("client gone", extra={"requestId": REQUEST_ID.get(""), "work": "stopped"})
+            client_gone(work="stopped")
             if not started:
                 await send({"type": "http.response.start", "status": CLIENT_GONE, "headers": []})
                 await send({"type": "http.response.body", "body": b""})

@@ -19,7 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from engine.errors import InputError
 from schema.errors import HTTP_STATUS, REPLY_BYTES, error_body, within_reply
-from service.compute import LOOP_BODY_BYTES, BudgetExceeded, Computer
+from service.compute import LOOP_BODY_BYTES, BudgetExceeded, Computer, loads
 
 T = TypeVar("T")
 
@@ -29,14 +29,6 @@ class JSONResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
-
-
-def loads(raw: bytes) -> Any:
-    """The parsed JSON of a body, or INVALID_INPUT naming what is wrong with it."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
 
 
 async def json_body(request: Request) -> Any:

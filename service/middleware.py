@@ -20,7 +20,6 @@ too slowly is counted as the 408 that answered it.
 from __future__ import annotations
 
 import itertools
-import logging
 import secrets
 import time
 
@@ -29,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import REVISION
 from service import metrics
+from service.disconnect import CLIENT_GONE, client_gone
 from service.http import SLOW_CLIENT_CUT, refusal
 from service.logs import ACCESS, REQUEST_ID
 
@@ -36,12 +36,6 @@ from service.logs import ACCESS, REQUEST_ID
 # cheaper than a uuid4 per request)
 _IDS = (f"{secrets.token_hex(6)}-{n:x}" for n in itertools.count(1))
 _REVISION = (b"killmath-engine-revision", str(REVISION).encode())
-
-CLIENT_GONE = 499
-"""The status a request is counted and logged with when its client left before it could be
-answered (nginx's "client closed request"): nothing is sent, and it is no server error."""
-
-log = logging.getLogger("killmath.http")
 
 
 class BodyTooLarge(Exception):
@@ -112,7 +106,7 @@ class ServiceMiddleware:
                 status = 408  # service.protocol cut a slow body and answered 408 itself
             else:
                 status = CLIENT_GONE
-                log.info("client gone", extra={"received": received})
+                client_gone(received=received)
         finally:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")

@@ -29,7 +29,7 @@ from schema.errors import error_body
 from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
-from service.compute import Computer, Job, Result, encode, prepare_each, result_body
+from service.compute import Computer, Job, Result, encode, loads, prepare_each, result_body
 from service.http import Endpoint, JSONResponse, answers_errors, computer, parsed_body
 from service.validators import ANSWER_CACHE_CONTROL
 
@@ -45,10 +45,7 @@ def _redis(request: Request) -> bool:
 def in_ruleset(raw: bytes, ruleset: str) -> bytes:
     """The body of a ruleset's own route as an envelope of that ruleset: `ruleset` may be
     left out (the path says it) or repeat the path's; another is the client's error."""
-    try:
-        envelope = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError("INVALID_INPUT", "", f"the body is not valid JSON: {exc}") from None
+    envelope = loads(raw)
     if not isinstance(envelope, dict):
         raise InputError("INVALID_INPUT", "", "the body is a JSON object (an envelope)")
     given = envelope.setdefault("ruleset", ruleset)

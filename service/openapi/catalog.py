@@ -48,6 +48,34 @@ def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any
     return {"name": name, "in": "query", "schema": schema, "description": description}
 
 
+OPERATIVE_QUERY: list[dict[str, Any]] = [
+    _query("killTeamId", {"type": "string"}, "kill team id (GraphQL's name)"),
+    _query("keyword", {"type": "string"}, "a keyword, any case"),
+    _query("nameContains", {"type": "string"}, "part of the name, any case"),
+    {
+        **_query("killTeam", {"type": "string"}, "older name of killTeamId"),
+        "deprecated": True,
+    },
+    {
+        **_query("name", {"type": "string"}, "older name of nameContains"),
+        "deprecated": True,
+    },
+    _query(
+        "first",
+        {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_PAGE,
+            "default": DEFAULT_PAGE,
+        },
+        "page size",
+    ),
+    _query("after", {"type": "string"}, "the endCursor of the page before"),
+]
+"""`GET /v1/operatives`' query parameters: GraphQL's filter names, paging, and the older REST
+aliases. The route reads these and refuses any other (`service.rest.catalog.takes`)."""
+
+
 def _id(example: str | None) -> dict[str, Any]:
     parameter = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
     return parameter if example is None else {**parameter, "example": example}
@@ -118,30 +146,7 @@ def openapi_paths(components: Components) -> dict[str, Any]:
                     "pageInfo": {"hasNextPage": True, "endCursor": cursor(operative)},
                 },
                 errors=error_responses(components, "400", "422"),
-                parameters=[
-                    _query("killTeamId", {"type": "string"}, "kill team id (GraphQL's name)"),
-                    _query("keyword", {"type": "string"}, "a keyword, any case"),
-                    _query("nameContains", {"type": "string"}, "part of the name, any case"),
-                    {
-                        **_query("killTeam", {"type": "string"}, "older name of killTeamId"),
-                        "deprecated": True,
-                    },
-                    {
-                        **_query("name", {"type": "string"}, "older name of nameContains"),
-                        "deprecated": True,
-                    },
-                    _query(
-                        "first",
-                        {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": MAX_PAGE,
-                            "default": DEFAULT_PAGE,
-                        },
-                        "page size",
-                    ),
-                    _query("after", {"type": "string"}, "the endCursor of the page before"),
-                ],
+                parameters=list(OPERATIVE_QUERY),  # the document adds its own to the list
             )
         },
         "/v1/operatives/{id}": {

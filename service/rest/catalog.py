@@ -184,11 +184,6 @@ def _either(params: Mapping[str, str], name: str, alias: str) -> str | None:
     return value if value is not None else old
 
 
-OPERATIVE_FILTERS = ("killTeamId", "keyword", "nameContains", "first", "after", "killTeam", "name")
-"""The query parameters of `/v1/operatives`: GraphQL's filter names, paging, and the older
-REST aliases (`killTeam`, `name`), still read."""
-
-
 def takes(*names: str) -> Callable[[Endpoint], Endpoint]:
     """A GET route that refuses query parameters it does not read: a misspelt filter would
     otherwise answer everything, silently (`?killTeamId=` once answered all 13 operatives)."""
@@ -291,7 +286,11 @@ routes: list[Route] = [
     Route("/v1/weapon-rules", takes("text")(weapon_rules), methods=["GET"]),
     Route("/v1/catalog", takes()(catalog_read(catalog_report)), methods=["GET"]),
     Route("/v1/kill-teams", takes()(catalog_read(kill_teams)), methods=["GET"]),
-    Route("/v1/operatives", takes(*OPERATIVE_FILTERS)(catalog_read(operatives)), methods=["GET"]),
+    Route(
+        "/v1/operatives",
+        takes(*(p["name"] for p in openapi_catalog.OPERATIVE_QUERY))(catalog_read(operatives)),
+        methods=["GET"],
+    ),
     Route(
         "/v1/operatives/{id}",
         takes()(catalog_read(by_id(lambda c: c.operatives, "operative", views.operative))),

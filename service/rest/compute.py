@@ -29,7 +29,16 @@ from schema.errors import error_body
 from schema.grid import GridRequest
 from service import auth, costs, validators
 from service import grid as grids
-from service.compute import Computer, Job, Result, encode, loads, prepare_each, result_body
+from service.compute import (
+    LOOP_BODY_BYTES,
+    Computer,
+    Job,
+    Result,
+    encode,
+    loads,
+    prepare_each,
+    result_body,
+)
 from service.http import Endpoint, JSONResponse, answers_errors, computer, parsed_body
 from service.validators import ANSWER_CACHE_CONTROL
 
@@ -63,8 +72,11 @@ def single(mode: str, ruleset: str | None = None) -> Endpoint:
     @answers_errors
     async def endpoint(request: Request) -> Response:
         raw = await request.body()
-        body = raw if ruleset is None else in_ruleset(raw, ruleset)
-        job = await computer(request).prepare(body, mode)
+        if ruleset is not None:  # a big body's JSON is read in the pool, as `prepare` reads it
+            small = len(raw) <= LOOP_BODY_BYTES
+            raw = in_ruleset(raw, ruleset) if small else await computer(request).in_pool(
+                in_ruleset, raw, ruleset)  # fmt: skip
+        job = await computer(request).prepare(raw, mode)
         estimate = costs.within(costs.of_job(job), _ceiling(request))
         minimal = validators.wants_minimal(request)
         cell = validators.cell(job.key, job.ignored)
